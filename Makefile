@@ -1,0 +1,32 @@
+# scopa-sim: every command a developer needs. `make simulate` and `make test` set up everything.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: install test bench lint simulate clean
+
+install: $(STAMP)
+
+# Reinstall only when the project description changes; the package itself is installed editable.
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev,dask]'
+	@touch $(STAMP)
+
+test: install
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
+
+bench: install
+	$(BIN)/python -m scopa_sim.bench
+
+lint: install
+	$(BIN)/ruff check scopa_sim tests analyses
+	$(BIN)/ruff format --check scopa_sim tests analyses
+
+simulate: install
+	$(BIN)/scopa-sim simulate --variant classic --players greedy,greedy --deals 200000 --seed 1 --out data/default
+
+clean:
+	rm -rf $(VENV) data reports/*.html .pytest_cache .hypothesis

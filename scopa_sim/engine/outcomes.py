@@ -1,0 +1,82 @@
+"""Per-deal outcomes of a batch, as a struct of arrays (one row per deal, one column per side)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+import polars as pl
+
+from scopa_sim.rules import CATEGORIES
+
+
+@dataclass(frozen=True)
+class DealOutcomes:
+    game: np.ndarray  # int64[D]
+    deal: np.ndarray  # int16[D]: deal number within its game, from 0
+    redeals: np.ndarray  # int16[D]: throw-ins before this deal
+    dealer_side: np.ndarray  # int8[D]
+    captured: np.ndarray  # uint64[D, S]
+    cards: np.ndarray  # int8[D, S]
+    coins: np.ndarray  # int8[D, S]
+    settebello: np.ndarray  # bool[D, S]
+    primiera: np.ndarray  # int16[D, S]
+    scope: np.ndarray  # int16[D, S]
+    points: np.ndarray  # int16[D, S, C]: per category, CATEGORIES order
+    score: np.ndarray  # int16[D, S]: game score after the deal
+    final: np.ndarray  # bool[D]: last deal of its game
+    winner: np.ndarray  # int8[D]: side that won the game on this deal, else -1
+
+    def __len__(self) -> int:
+        return len(self.game)
+
+    @property
+    def n_sides(self) -> int:
+        return self.captured.shape[1]
+
+    @property
+    def totals(self) -> np.ndarray:
+        """Points of each side in each deal, ``int16[D, S]``."""
+        return self.points.sum(axis=2, dtype=np.int16)
+
+    def take(self, index) -> DealOutcomes:
+        return DealOutcomes(**{f.name: getattr(self, f.name)[index] for f in fields(self)})
+
+    @staticmethod
+    def concat(parts: list[DealOutcomes]) -> DealOutcomes:
+        return DealOutcomes(
+            **{f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(DealOutcomes)}
+        )
+
+    def sorted(self) -> DealOutcomes:
+        """Ordered by (game, deal): the order is part of the data, not of how it was computed."""
+        return self.take(np.lexsort((self.deal, self.game)))
+
+    def to_frame(self) -> pl.DataFrame:
+        """One row per side per deal, with one column per point category (``pt_*``)."""
+        d, s = len(self), self.n_sides
+        side = np.tile(np.arange(s, dtype=np.int8), d)
+
+        def per_deal(a):
+            return np.repeat(a, s)
+
+        columns = {
+            "game": per_deal(self.game),
+            "deal": per_deal(self.deal),
+            "side": side,
+            "dealer": per_deal(self.dealer_side) == side,
+            "cards": self.cards.ravel(),
+            "coins": self.coins.ravel(),
+            "settebello": self.settebello.ravel(),
+            "primiera": self.primiera.ravel(),
+            "scope": self.scope.ravel(),
+            "captured": self.captured.ravel(),
+        }
+        for i, name in enumerate(CATEGORIES):
+            columns[f"pt_{name}"] = self.points[:, :, i].ravel().astype(np.int8)
+        columns["points"] = self.totals.ravel()
+        columns["score"] = self.score.ravel()
+        columns["final"] = per_deal(self.final)
+        columns["won"] = per_deal(self.winner) == side
+        columns["redeals"] = per_deal(self.redeals)
+        return pl.DataFrame(columns)

@@ -1,0 +1,259 @@
+"""The reference engine: one deal at a time, in plain Python, written to be read as the rules.
+
+This is the executable specification. It favours clarity over speed; the vectorised engine in
+``scopa_sim.engine.batch`` must agree with it deal by deal (``tests/test_agreement.py``). Section
+numbers refer to RULES.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from scopa_sim.cards import PRIMIERA_FACE_ZERO, PRIMIERA_STANDARD
+from scopa_sim.rules import CATEGORIES, Capture, MissingSuit, Napola, PrimieraRule, Variant
+
+#: An action: the card played and the table cards it captures (empty: the card is laid).
+Action = tuple[int, frozenset[int]]
+
+
+@dataclass(frozen=True)
+class Move:
+    seat: int
+    card: int
+    captured: tuple[int, ...]
+    scopa: bool
+
+
+@dataclass(frozen=True)
+class View:
+    """What the player at ``seat`` may know when choosing (no other hand, not the pack)."""
+
+    seat: int
+    hand: frozenset[int]
+    table: frozenset[int]
+    captured: tuple[frozenset[int], ...]
+    played: frozenset[int]
+    play: int  # index of this play in the deal, from 0
+
+
+Chooser = Callable[[View, list[Action]], Action]
+
+
+@dataclass
+class DealResult:
+    throw_in: bool
+    moves: list[Move] = field(default_factory=list)
+    captured: list[set[int]] = field(default_factory=list)  # per side, leftovers included
+    leftovers: set[int] = field(default_factory=set)  # only when nobody captured
+    scope: list[int] = field(default_factory=list)
+    points: list[dict[str, int]] = field(default_factory=list)  # per side, per category
+
+    @property
+    def totals(self) -> list[int]:
+        return [sum(p.values()) for p in self.points]
+
+
+# §2: throw-in ----------------------------------------------------------------------------------
+
+
+def is_throw_in(variant: Variant, pack: Sequence[int]) -> bool:
+    """Three or four kings among the four table cards: the same dealer deals again."""
+    if not variant.throw_in or variant.table_cards < 4:
+        return False
+    kings = sum(variant.pack.rank(card) == 10 for card in pack[: variant.table_cards])
+    return kings >= 3
+
+
+# §3: capturing ---------------------------------------------------------------------------------
+
+
+def _sum_sets(cards: list[int], ranks: list[int], target: int, start: int = 0):
+    """Every set of ``cards[start:]`` (sorted by rank) whose ranks add up to ``target``."""
+    for i in range(start, len(cards)):
+        if ranks[i] > target:
+            break
+        if ranks[i] == target:
+            yield (cards[i],)
+        else:
+            for rest in _sum_sets(cards, ranks, target - ranks[i], i + 1):
+                yield (cards[i], *rest)
+
+
+def captures(variant: Variant, card: int, table: frozenset[int] | set[int]) -> list[frozenset[int]]:
+    """The sets of table cards ``card`` may capture; empty when it cannot capture."""
+    if variant.capture is not Capture.MATCH_OR_SUM:
+        raise NotImplementedError(f"capture rule {variant.capture} is not implemented yet")
+    rank = variant.pack.rank
+    value = rank(card)
+    same = sorted(c for c in table if rank(c) == value)
+    if same:  # a single card of equal rank always takes precedence over a sum
+        return [frozenset([c]) for c in same]
+    ordered = sorted(table, key=lambda c: (rank(c), c))
+    sets = [
+        frozenset(s)
+        for s in _sum_sets(ordered, [rank(c) for c in ordered], value)
+        if len(s) >= 2
+    ]
+    if variant.fewest_cards and sets:
+        fewest = min(len(s) for s in sets)
+        sets = [s for s in sets if len(s) == fewest]
+    return sets
+
+
+def legal_actions(variant: Variant, hand, table) -> list[Action]:
+    """Every legal action, by card id then capture. A card that can capture must capture."""
+    actions: list[Action] = []
+    for card in sorted(hand):
+        sets = captures(variant, card, table)
+        actions += [(card, s) for s in sets] if sets else [(card, frozenset())]
+    if variant.forced_capture and any(taken for _, taken in actions):
+        actions = [a for a in actions if a[1]]
+    return actions
+
+
+# §2-§4: a deal ---------------------------------------------------------------------------------
+
+
+def play_deal(variant: Variant, pack: Sequence[int], choose: Chooser) -> DealResult:
+    """Play one deal from ``pack`` in canonical order (RULES.md §2); seat 0 leads."""
+    pack = [int(c) for c in pack]
+    if sorted(pack) != list(range(variant.pack.n_cards)):
+        raise ValueError(f"a pack must be a permutation of the {variant.pack.n_cards} card ids")
+    if is_throw_in(variant, pack):
+        return DealResult(throw_in=True)
+
+    n, sides = variant.n_players, variant.n_sides
+    table = set(pack[: variant.table_cards])
+    position = variant.table_cards
+    captured: list[set[int]] = [set() for _ in range(sides)]
+    scope = [0] * sides
+    played: set[int] = set()
+    last_capturer = None
+    moves: list[Move] = []
+
+    for hand_size in variant.hands:
+        hands = []
+        for _ in range(n):
+            hands.append(set(pack[position : position + hand_size]))
+            position += hand_size
+        for _ in range(hand_size):
+            for seat in range(n):
+                legal = legal_actions(variant, hands[seat], table)
+                view = View(
+                    seat,
+                    frozenset(hands[seat]),
+                    frozenset(table),
+                    tuple(frozenset(c) for c in captured),
+                    frozenset(played),
+                    len(moves),
+                )
+                card, taken = choose(view, legal)
+                if (card, taken) not in legal:
+                    raise ValueError(f"illegal action {(card, sorted(taken))} at play {len(moves)}")
+                hands[seat].remove(card)
+                played.add(card)
+                side = variant.side_of_seat(seat)
+                scopa = False
+                if taken:
+                    table -= taken
+                    captured[side] |= taken | {card}
+                    last_capturer = side
+                    last_play = len(moves) == variant.plays - 1
+                    scopa = not table and (not last_play or variant.last_play_scopa)
+                    scope[side] += scopa
+                else:
+                    table.add(card)
+                moves.append(Move(seat, card, tuple(sorted(taken)), scopa))
+
+    leftovers: set[int] = set()
+    if last_capturer is None:
+        leftovers = table  # nobody captured: the leftovers belong to no one
+    else:
+        captured[last_capturer] |= table  # §4: last capturer takes the rest, not a scopa
+    return DealResult(
+        throw_in=False,
+        moves=moves,
+        captured=captured,
+        leftovers=leftovers,
+        scope=scope,
+        points=score_deal(variant, captured, scope),
+    )
+
+
+# §5: scoring -----------------------------------------------------------------------------------
+
+
+def strict_winner(values: Sequence) -> int | None:
+    """Index of the strictly greatest value; None on a tie for the most (or no values)."""
+    if not values:
+        return None
+    best = max(values)
+    winners = [i for i, v in enumerate(values) if v == best]
+    return winners[0] if len(winners) == 1 else None
+
+
+def primiera_value(variant: Variant, cards: set[int]) -> int | None:
+    """The side's primiera (best card of each suit, summed); None when it has none."""
+    table = PRIMIERA_FACE_ZERO if variant.primiera is PrimieraRule.FACE_ZERO else PRIMIERA_STANDARD
+    total = 0
+    for suit in range(4):
+        values = [table[variant.pack.rank(c)] for c in cards if variant.pack.suit(c) == suit]
+        if not values and variant.primiera_missing_suit is MissingSuit.VOID:
+            return None
+        total += max(values, default=0)
+    return total
+
+
+def sevens_key(variant: Variant, cards: set[int]) -> tuple[int, ...]:
+    """``most_sevens`` primiera: count of sevens, then sixes, ... down to aces."""
+    ranks = [variant.pack.rank(c) for c in cards]
+    return tuple(ranks.count(r) for r in range(7, 0, -1))
+
+
+def napola_points(variant: Variant, cards: set[int]) -> int:
+    coins = {variant.pack.rank(c) for c in cards if variant.pack.suit(c) == 0}
+    if variant.napola is Napola.OFF or not {1, 2, 3} <= coins:
+        return 0
+    if variant.napola is Napola.TRENTINO:
+        return len(coins)  # 3 for the ace-2-3, 1 for every other coin
+    run = 3
+    while run + 1 in coins:
+        run += 1
+    return run
+
+
+def score_deal(variant: Variant, captured: list[set[int]], scope: list[int]) -> list[dict[str, int]]:
+    """Points per side and category (§5). A category tied for the most scores nothing."""
+    pack = variant.pack
+    points = [dict.fromkeys(CATEGORIES, 0) for _ in captured]
+
+    def award(category: str, winner: int | None) -> None:
+        if winner is not None:
+            points[winner][category] = 1
+
+    award("cards", strict_winner([len(c) for c in captured]))
+    award("coins", strict_winner([sum(pack.suit(x) == 0 for x in c) for c in captured]))
+    for side, cards in enumerate(captured):
+        points[side]["settebello"] = int(variant.settebello in cards)
+        points[side]["scope"] = scope[side]
+        points[side]["re_bello"] = int(variant.re_bello and variant.king_of_coins in cards)
+        points[side]["napola"] = napola_points(variant, cards)
+
+    if variant.primiera is PrimieraRule.MOST_SEVENS:
+        award("primiera", strict_winner([sevens_key(variant, c) for c in captured]))
+    elif variant.primiera is not None:
+        values = [primiera_value(variant, c) for c in captured]
+        having = [side for side, v in enumerate(values) if v is not None]
+        best = strict_winner([values[side] for side in having])
+        award("primiera", None if best is None else having[best])
+    return points
+
+
+# §6: a game ------------------------------------------------------------------------------------
+
+
+def game_winner(scores: Sequence[int], target: int) -> int | None:
+    """The side that has won after a deal: at or past the target and strictly ahead of all."""
+    leader = strict_winner(scores)
+    return leader if leader is not None and scores[leader] >= target else None

@@ -1,0 +1,19 @@
+"""Players as batch policies, and the registry of named players."""
+
+from scopa_sim.players.base import LegalActions, Observation, Player
+from scopa_sim.players.greedy import GreedyPlayer
+from scopa_sim.players.random import RandomPlayer
+from scopa_sim.rules import RulesError
+
+PLAYERS: dict[str, Player] = {p.name: p for p in (RandomPlayer(), GreedyPlayer())}
+
+
+def player(name: str) -> Player:
+    """The registered player called ``name``."""
+    try:
+        return PLAYERS[name.strip()]
+    except KeyError:
+        raise RulesError(f"unknown player {name!r}; choose one of: {', '.join(PLAYERS)}") from None
+
+
+__all__ = ["PLAYERS", "GreedyPlayer", "LegalActions", "Observation", "Player", "RandomPlayer", "player"]

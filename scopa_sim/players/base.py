@@ -1,0 +1,83 @@
+"""The player contract: a frozen configuration with one ``act`` over a batch of decision points.
+
+A player sees an :class:`Observation` (only what its seat may know) and the padded
+:class:`LegalActions`, and returns the index of one legal action per row. It never sees another
+hand or the pack: the engine builds the observation from public state and the acting hand alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from scopa_sim.rules import Variant
+from scopa_sim.seeding import DecisionRandom
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One row per decision point. Sides are absolute (the side of the data and the scores)."""
+
+    variant: Variant
+    hand: np.ndarray  # uint64[B]: the acting player's hand
+    table: np.ndarray  # uint64[B]
+    captured: np.ndarray  # uint64[B, S]: every side's captured cards so far
+    played: np.ndarray  # uint64[B]: cards played from hands so far this deal
+    scores: np.ndarray  # int16[B, S]: game scores before this deal
+    seat: int  # the acting seat in play order: 0 leads, n_players - 1 deals
+    side: np.ndarray  # int8[B]: the acting player's side
+    dealer_side: np.ndarray  # int8[B]
+    play: int  # index of this play in the deal (0 .. plays - 1)
+
+    @property
+    def last_play(self) -> bool:
+        return self.play == self.variant.plays - 1
+
+    def take(self, rows: np.ndarray) -> Observation:
+        """The observation of a subset of rows."""
+        return Observation(
+            self.variant,
+            self.hand[rows],
+            self.table[rows],
+            self.captured[rows],
+            self.played[rows],
+            self.scores[rows],
+            self.seat,
+            self.side[rows],
+            self.dealer_side[rows],
+            self.play,
+        )
+
+
+@dataclass(frozen=True)
+class LegalActions:
+    """Padded legal actions: row b's actions are slots ``0 .. count[b] - 1``.
+
+    Slots are ordered by card id, so the actions of one card are contiguous; a lay (no
+    capture) has ``capture == 0``.
+    """
+
+    card: np.ndarray  # int8[B, A], -1 in padding
+    capture: np.ndarray  # uint64[B, A], 0 in padding
+    count: np.ndarray  # int64[B]
+
+    @property
+    def valid(self) -> np.ndarray:
+        return np.arange(self.card.shape[1])[None, :] < self.count[:, None]
+
+    def take(self, rows: np.ndarray) -> LegalActions:
+        return LegalActions(self.card[rows], self.capture[rows], self.count[rows])
+
+
+@dataclass(frozen=True)
+class Player:
+    """Base of every player. Subclasses are frozen dataclasses: parameters only."""
+
+    name: ClassVar[str] = "player"
+    summary: ClassVar[str] = ""
+
+    def act(self, obs: Observation, legal: LegalActions, rng: DecisionRandom) -> np.ndarray:
+        """Index into ``legal`` of the chosen action, one per row (``int64[B]``)."""
+        raise NotImplementedError

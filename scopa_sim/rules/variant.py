@@ -1,0 +1,140 @@
+"""A variant of the game as immutable data (RULES.md is the prose; this is the contract).
+
+Both engines read only this object, so a rule is changed in exactly one place: a preset or an
+option. Fields cover every preset of RULES.md §7 even where the engines do not play them yet
+(``Variant.playable`` says so), so adding a preset never means redesigning this class.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from scopa_sim.cards import ITALIAN_40, Pack
+
+
+class RulesError(ValueError):
+    """A variant or option the user asked for does not exist or does not fit; says the fix."""
+
+
+class Capture(StrEnum):
+    """How a played card captures (RULES.md §3 and §7)."""
+
+    MATCH_OR_SUM = "match-or-sum"  # equal rank first, else a set summing to the rank
+    FIFTEEN = "fifteen"  # escoba: a set summing to 15 minus the played value
+    ACE_TAKES_ALL = "ace-takes-all"  # asso piglia tutto: MATCH_OR_SUM, and an ace sweeps
+
+
+class PrimieraRule(StrEnum):
+    STANDARD = "standard"
+    FACE_ZERO = "face_zero"
+    MOST_SEVENS = "most_sevens"
+
+
+class MissingSuit(StrEnum):
+    VOID = "void"  # a side lacking a suit has no primiera
+    ZERO = "zero"  # a missing suit counts 0 in the sum
+
+
+class Napola(StrEnum):
+    OFF = "off"
+    SEQUENCE = "sequence"  # 3, plus the unbroken run of coins beyond the three
+    TRENTINO = "trentino"  # 3, plus every other coin held
+
+
+#: Point categories in the order they are reported everywhere (columns, logs, replays).
+CATEGORIES = ("cards", "coins", "settebello", "primiera", "scope", "re_bello", "napola")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """Everything that decides a deal and a game. Build one with :func:`scopa_sim.rules.variant`."""
+
+    name: str
+    n_players: int
+    n_sides: int
+    pack: Pack = ITALIAN_40
+    table_cards: int = 4
+    #: Cards dealt to each player at each hand of the deal, in order.
+    hands: tuple[int, ...] = (3, 3, 3, 3, 3, 3)
+    capture: Capture = Capture.MATCH_OR_SUM
+    forced_capture: bool = False
+    fewest_cards: bool = False
+    last_play_scopa: bool = False
+    ace_sweep_scopa: bool = False
+    #: Escoba: an opening table summing to 15 (or 30) goes to the dealer as escobas.
+    opening_sweep: bool = False
+    throw_in: bool = True
+    # Scoring.
+    primiera: PrimieraRule | None = PrimieraRule.STANDARD
+    primiera_missing_suit: MissingSuit = MissingSuit.VOID
+    most_sevens: bool = False  # scopa-52's "most sevens" point
+    re_bello: bool = False
+    napola: Napola = Napola.OFF
+    napoleone: bool = False
+    # The game.
+    target: int = 11
+    scopa_wins_immediately: bool = False
+    count_in_turn_order: bool = False
+    #: Names of the options this variant's preset accepts (see ``scopa_sim.rules.options``).
+    allowed_options: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        dealt = self.table_cards + self.n_players * sum(self.hands)
+        if dealt != self.pack.n_cards:
+            raise RulesError(
+                f"variant {self.name!r} deals {dealt} cards from a {self.pack.n_cards}-card pack"
+            )
+        if self.n_players % self.n_sides:
+            raise RulesError(f"variant {self.name!r}: {self.n_players} players in {self.n_sides} sides")
+
+    # Derived facts the engines use; all cheap and pure.
+    @property
+    def plays(self) -> int:
+        """Plays in one deal: every card of every hand."""
+        return self.n_players * sum(self.hands)
+
+    def side_of_seat(self, seat: int) -> int:
+        """Partners sit opposite, so sides alternate round the table."""
+        return seat % self.n_sides
+
+    @property
+    def settebello(self) -> int:
+        return self.pack.card(0, 7)
+
+    @property
+    def king_of_coins(self) -> int:
+        return self.pack.card(0, 10)
+
+    @property
+    def playable(self) -> bool:
+        """Whether the engines implement every rule this variant uses (issue 2: the classic family)."""
+        return (
+            self.capture is Capture.MATCH_OR_SUM
+            and self.pack is ITALIAN_40
+            and self.table_cards == 4
+            and not (self.opening_sweep or self.napoleone or self.scopa_wins_immediately)
+            and not (self.most_sevens or self.count_in_turn_order)
+        )
+
+    def options(self) -> dict[str, object]:
+        """The current value of every option this variant accepts."""
+        return {name: _plain(getattr(self, name)) for name in sorted(self.allowed_options)}
+
+    def describe(self) -> str:
+        """``name[:key=value,...]`` listing options that differ from the preset's defaults."""
+        from scopa_sim.rules.presets import PRESETS
+
+        base = PRESETS[self.name]
+        changed = [
+            f"{k}={_text(v)}" for k, v in self.options().items() if v != _plain(getattr(base, k))
+        ]
+        return self.name + (":" + ",".join(changed) if changed else "")
+
+
+def _plain(value):
+    return value.value if isinstance(value, StrEnum) else value
+
+
+def _text(value) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
