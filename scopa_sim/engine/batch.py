@@ -137,10 +137,10 @@ def play_batch(
             position += hand_size
         for _ in range(hand_size):
             for seat in range(n):
-                card, capture, count = legal_actions(
+                card, capture, group, count = legal_actions(
                     hands[seat], table, ranks, variant.fewest_cards, variant.forced_capture
                 )
-                legal = LegalActions(card, capture, count)
+                legal = LegalActions(card, capture, group, count)
                 side = seat_side[:, seat]
                 obs = Observation(
                     variant, hands[seat], table, captured.T, played, scores, seat, side,

@@ -26,32 +26,61 @@ def _popcount(x):
     return n
 
 
+_DEBRUIJN = np.array(
+    [0, 1, 48, 2, 57, 49, 28, 3, 61, 58, 50, 42, 38, 29, 17, 4, 62, 55, 59, 36, 53, 51, 43, 22,
+     45, 39, 33, 30, 24, 18, 12, 5, 63, 47, 56, 27, 60, 41, 37, 16, 54, 35, 52, 21, 44, 32, 23, 11,
+     46, 26, 40, 15, 34, 20, 31, 10, 25, 14, 19, 9, 13, 8, 7, 6],
+    np.int64,
+)  # fmt: skip
+
+
 @njit(cache=True, nogil=True)
-def _row_actions(hand, table, ranks, fewest, forced, out_card, out_capture, cap, scratch):
+def _lowest_card(x):
+    """Id of the lowest set bit of a non-zero mask (de Bruijn multiplication)."""
+    low = x & (~x + np.uint64(1))
+    return _DEBRUIJN[(low * np.uint64(0x03F79D71B4CB0A89)) >> np.uint64(58)]
+
+
+@njit(cache=True, nogil=True)
+def _row_actions(hand, table, ranks, fewest, forced, out_card, out_capture, out_group, cap, scratch):
     """Legal actions of one decision point, written from slot 0; returns how many there are.
 
     Writes at most ``cap`` actions but always counts them all, so the caller can retry with
-    room for the largest row.
+    room for the largest row. ``out_group`` numbers the playable cards of the row 0, 1, ...
     """
     one = np.uint64(1)
     # Table cards sorted by (rank, suit), with counts per rank.
     t_card, t_rank, rank_count, idx = scratch[0], scratch[1], scratch[2], scratch[3]
-    rank_count[:] = 0
     n_table = 0
     for r in range(1, ranks + 1):
-        for s in range(4):
-            c = ranks * s + r - 1
-            if (table >> np.uint64(c)) & one:
-                t_card[n_table] = c
-                t_rank[n_table] = r
-                n_table += 1
-                rank_count[r] += 1
+        rank_count[r] = 0
+    rest = table
+    while rest:
+        c = _lowest_card(rest)
+        rest &= rest - one
+        rank_count[c % ranks + 1] += 1
+    # Counting sort by rank: start offsets, then place cards (suits ascend within a rank).
+    start = 0
+    for r in range(1, ranks + 1):
+        idx[r] = start
+        start += rank_count[r]
+    n_table = start
+    rest = table
+    while rest:
+        c = _lowest_card(rest)
+        rest &= rest - one
+        r = c % ranks + 1
+        t_card[idx[r]] = c
+        t_rank[idx[r]] = r
+        idx[r] += 1
 
     n = 0
+    group = 0
     any_capture = False
-    for c in range(4 * ranks):
-        if not (hand >> np.uint64(c)) & one:
-            continue
+    rest_hand = hand
+    while rest_hand:
+        c = _lowest_card(rest_hand)
+        rest_hand &= rest_hand - one
         v = c % ranks + 1
         first = n
         if rank_count[v] > 0:
@@ -62,6 +91,7 @@ def _row_actions(hand, table, ranks, fewest, forced, out_card, out_capture, cap,
                     if n < cap:
                         out_card[n] = c
                         out_capture[n] = one << np.uint64(t)
+                        out_group[n] = group
                     n += 1
         else:
             # Every set of two or more table cards summing to v: depth-first over the sorted
@@ -79,6 +109,7 @@ def _row_actions(hand, table, ranks, fewest, forced, out_card, out_capture, cap,
                             if n < cap:
                                 out_card[n] = c
                                 out_capture[n] = mask | (one << np.uint64(t_card[i]))
+                                out_group[n] = group
                             n += 1
                             if depth + 1 < fewest_size:
                                 fewest_size = depth + 1
@@ -103,6 +134,10 @@ def _row_actions(hand, table, ranks, fewest, forced, out_card, out_capture, cap,
                         out_card[kept] = out_card[k]
                         out_capture[kept] = out_capture[k]
                         kept += 1
+                for k in range(kept, n):
+                    out_card[k] = -1
+                    out_capture[k] = np.uint64(0)
+                    out_group[k] = -1
                 n = kept
         if n > first:
             any_capture = True
@@ -110,45 +145,67 @@ def _row_actions(hand, table, ranks, fewest, forced, out_card, out_capture, cap,
             if n < cap:
                 out_card[n] = c
                 out_capture[n] = np.uint64(0)
+                out_group[n] = group
             n += 1
+        group += 1
     if forced and any_capture and n <= cap:
         kept = 0
+        group = -1
         for k in range(n):
             if out_capture[k] != 0:
+                if kept == 0 or out_card[k] != out_card[kept - 1]:
+                    group += 1
                 out_card[kept] = out_card[k]
                 out_capture[kept] = out_capture[k]
+                out_group[kept] = group
                 kept += 1
+        for k in range(kept, n):
+            out_card[k] = -1
+            out_capture[k] = np.uint64(0)
+            out_group[k] = -1
         n = kept
     return n
 
 
 @njit(cache=True, nogil=True)
-def legal_actions_into(hands, tables, ranks, fewest, forced, out_card, out_capture):
-    """Fill ``out_card[b]``/``out_capture[b]`` with row b's legal actions; return the counts."""
-    rows = hands.shape[0]
+def legal_actions_into(hands, tables, rows, ranks, fewest, forced, out_card, out_capture, out_group):
+    """Fill row ``b``'s legal actions into ``out_*[b]`` for each b in ``rows``; return counts."""
     cap = out_card.shape[1]
-    counts = np.empty(rows, np.int64)
+    counts = np.empty(len(rows), np.int64)
     scratch = np.empty((4, _MAX_TABLE + 1), np.int64)
-    for b in range(rows):
-        counts[b] = _row_actions(
-            hands[b], tables[b], ranks, fewest, forced, out_card[b], out_capture[b], cap, scratch
-        )
+    for k in range(len(rows)):
+        b = rows[k]
+        counts[k] = _row_actions(
+            hands[b], tables[b], ranks, fewest, forced, out_card[b], out_capture[b], out_group[b],
+            cap, scratch,
+        )  # fmt: skip
     return counts
 
 
-def legal_actions(hands, tables, ranks: int, fewest: bool, forced: bool, width: int = 16):
-    """Padded legal actions of a batch: ``(card int8[B, A], capture uint64[B, A], count[B])``.
+def legal_actions(hands, tables, ranks: int, fewest: bool, forced: bool, width: int = 12):
+    """Padded legal actions of a batch: ``(card int8[B, A], capture uint64[B, A],
+    group int8[B, A], count[B])``.
 
     ``A`` is the largest count in the batch; slots past a row's count are padding (card -1,
-    capture 0). The ``fewest`` and ``forced`` filters need every action of a row in place, so a
-    row that overflows ``width`` is recomputed with room for all of it.
+    capture 0, group -1). Rows that overflow ``width`` are recomputed with room for all their
+    actions (the ``fewest`` and ``forced`` filters need every action of a row in place).
     """
-    rows = len(hands)
-    while True:
-        card = np.full((rows, width), -1, np.int8)
-        capture = np.zeros((rows, width), np.uint64)
-        counts = legal_actions_into(hands, tables, ranks, fewest, forced, card, capture)
-        top = int(counts.max()) if rows else 0
-        if top <= width:
-            return card[:, : max(top, 1)], capture[:, : max(top, 1)], counts
-        width = top
+    n = len(hands)
+    card = np.full((n, width), -1, np.int8)
+    capture = np.zeros((n, width), np.uint64)
+    group = np.full((n, width), -1, np.int8)
+    rows = np.arange(n)
+    counts = legal_actions_into(hands, tables, rows, ranks, fewest, forced, card, capture, group)
+    top = int(counts.max()) if n else 0
+    if top > width:
+        over = np.flatnonzero(counts > width)
+        card = np.pad(card, ((0, 0), (0, top - width)), constant_values=-1)
+        capture = np.pad(capture, ((0, 0), (0, top - width)))
+        group = np.pad(group, ((0, 0), (0, top - width)), constant_values=-1)
+        card[over], capture[over], group[over] = -1, 0, -1
+        counts[over] = legal_actions_into(
+            hands, tables, over, ranks, fewest, forced, card, capture, group
+        )
+        top = int(counts.max())
+    top = max(top, 1)
+    return card[:, :top], capture[:, :top], group[:, :top], counts

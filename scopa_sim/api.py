@@ -1,0 +1,185 @@
+"""The Python API: play batches of deals or whole games from a seed, or given packs move by move.
+
+>>> from scopa_sim import api
+>>> out = api.play_deals("classic", ["greedy", "random"], deals=1000, seed=7)
+>>> out.to_frame().shape
+(2000, 22)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from scopa_sim import seeding
+from scopa_sim.cards import cards_of
+from scopa_sim.engine import batch as engine
+from scopa_sim.engine import scoring
+from scopa_sim.engine.outcomes import DealOutcomes
+from scopa_sim.engine.reference import Move
+from scopa_sim.players import Player, player
+from scopa_sim.rules import CATEGORIES, RulesError, Variant, variant
+
+__all__ = ["DealRecord", "SideRecord", "play_deals", "play_games", "play_packs", "resolve"]
+
+
+def resolve(rules: Variant | str, players: Sequence[Player | str]) -> tuple[Variant, tuple[Player, ...]]:
+    """Accept names as well as objects, and check there is one player per side."""
+    rules = variant(rules) if isinstance(rules, str) else rules
+    resolved = tuple(player(p) if isinstance(p, str) else p for p in players)
+    if len(resolved) != rules.n_sides:
+        raise RulesError(
+            f"{rules.name} is played by {rules.n_sides} sides: name {rules.n_sides} players, "
+            f"one per side (got {len(resolved)})"
+        )
+    return rules, resolved
+
+
+def _span(count: int | range, what: str) -> range:
+    span = range(count) if isinstance(count, int | np.integer) else count
+    if span.step != 1 or span.start < 0 or len(span) < 0:
+        raise ValueError(f"{what} must be a positive count or a range of non-negative numbers")
+    return span
+
+
+def play_deals(
+    rules: Variant | str,
+    players: Sequence[Player | str],
+    *,
+    deals: int | range,
+    seed: int,
+    batch_size: int = 8192,
+) -> DealOutcomes:
+    """Independent deals (no game score), the deal passing round the table; per-deal outcomes."""
+    rules, players = resolve(rules, players)
+    return engine.play_deals(rules, players, seed, _span(deals, "deals"), batch_size)
+
+
+def play_games(
+    rules: Variant | str,
+    players: Sequence[Player | str],
+    *,
+    games: int | range,
+    seed: int,
+    batch_size: int = 8192,
+) -> DealOutcomes:
+    """Whole games to the target; per-deal outcomes, ordered by game then deal."""
+    rules, players = resolve(rules, players)
+    return engine.play_games(rules, players, seed, _span(games, "games"), batch_size)
+
+
+@dataclass(frozen=True)
+class SideRecord:
+    side: int
+    captured: list[int]
+    points: dict[str, int]
+
+    @property
+    def total(self) -> int:
+        return sum(self.points.values())
+
+
+@dataclass(frozen=True)
+class DealRecord:
+    """One deal played from a given pack: every move, and each side's cards and points."""
+
+    variant: Variant
+    pack: list[int]
+    throw_in: bool
+    moves: list[Move]
+    sides: list[SideRecord]
+    leftovers: list[int]
+
+    @property
+    def dealer(self) -> int:
+        return self.variant.n_players - 1
+
+    def to_json(self) -> dict:
+        """The replay format: seat 0 leads, the dealer plays last (RULES.md §2)."""
+        return {
+            "variant": self.variant.describe(),
+            "deck": self.pack,
+            "dealer": self.dealer,
+            "throw_in": self.throw_in,
+            "moves": [
+                {"seat": m.seat, "card": m.card, "captured": list(m.captured), "scopa": m.scopa}
+                for m in self.moves
+            ],
+            "sides": [
+                {"side": s.side, "captured": s.captured, "points": s.points, "total": s.total}
+                for s in self.sides
+            ],
+            "leftovers": self.leftovers,
+        }
+
+
+def check_pack(rules: Variant, pack: Sequence[int]) -> list[int]:
+    """A pack must be a permutation of the card ids; say what is wrong when it is not."""
+    n = rules.pack.n_cards
+    try:
+        cards = [int(c) for c in pack]
+    except (TypeError, ValueError):
+        raise RulesError(f"a pack is {n} card ids separated by commas") from None
+    if sorted(cards) != list(range(n)):
+        missing = sorted(set(range(n)) - set(cards))
+        extra = sorted(c for c in set(cards) if not 0 <= c < n or cards.count(c) > 1)
+        raise RulesError(
+            f"a pack must hold each card id 0..{n - 1} exactly once "
+            f"(got {len(cards)} ids; missing {missing[:5]}, repeated or unknown {extra[:5]})"
+        )
+    return cards
+
+
+def play_packs(
+    rules: Variant | str,
+    players: Sequence[Player | str],
+    packs: Sequence[Sequence[int]],
+    *,
+    seed: int = 0,
+) -> list[DealRecord]:
+    """Play each pack as one deal with seat 0 leading; a throw-in pack is reported, not played.
+
+    The players' random numbers are keyed by (seed, pack index), as deal ``i`` of a run.
+    """
+    rules, players = resolve(rules, players)
+    cards = np.array([check_pack(rules, p) for p in packs], np.int8).reshape(len(packs), -1)
+    thrown = engine.throw_in_rows(rules, cards)
+    playing = np.flatnonzero(~thrown)
+    records: list[DealRecord | None] = [None] * len(packs)
+    for i in np.flatnonzero(thrown):
+        records[i] = DealRecord(rules, cards[i].tolist(), True, [], [], [])
+    if len(playing):
+        zero = np.zeros(len(playing), np.int64)
+        played = engine.play_batch(
+            rules, players, cards[playing], offset=zero,
+            scores=np.zeros((len(playing), rules.n_sides), np.int16),
+            player_key=seeding.stream_key(seed, seeding.PLAYERS), game=playing.astype(np.int64),
+            deal=zero, record=True,
+        )  # fmt: skip
+        points = scoring.score(rules, played.captured, played.scope).points
+        for row, i in enumerate(playing):
+            moves = []
+            for step in played.steps:
+                k = step.choice[row]
+                moves.append(
+                    Move(
+                        step.seat,
+                        int(step.legal.card[row, k]),
+                        tuple(cards_of(step.legal.capture[row, k])),
+                        bool(step.scopa[row]),
+                    )
+                )
+            sides = [
+                SideRecord(
+                    side,
+                    cards_of(played.captured[row, side]),
+                    {c: int(points[row, side, j]) for j, c in enumerate(CATEGORIES)},
+                )
+                for side in range(rules.n_sides)
+            ]
+            records[i] = DealRecord(
+                rules, cards[i].tolist(), False, moves, sides, cards_of(played.leftovers[row])
+            )
+    return records
