@@ -67,18 +67,24 @@ def packs(key: np.uint64, game: np.ndarray, deal: np.ndarray, attempt: np.ndarra
     return np.argsort(keys, axis=1, kind="stable").astype(np.int8)
 
 
+def deal_keys(key: np.uint64, game: np.ndarray, deal: np.ndarray) -> np.ndarray:
+    """Per-deal keys of a stream, from which each play's :class:`DecisionRandom` derives."""
+    return hash_counters(key, game, deal)
+
+
 class DecisionRandom:
     """The random generator a player receives: independent uniforms per decision point.
 
-    Each row is one decision point identified by (game, deal, play); each call draws fresh
+    Each row is one decision point identified by (game, deal, play): ``deal_keys`` are
+    :func:`deal_keys` of the rows' (game, deal) and ``play`` the play number. Each call draws fresh
     numbers for every row. A row's numbers depend only on the run seed and its identity, never
     on which other rows share the batch, so results do not change with batch size.
     """
 
     __slots__ = ("_calls", "_rows")
 
-    def __init__(self, key: np.uint64, game: np.ndarray, deal: np.ndarray, play: int):
-        self._rows = hash_counters(key, game, deal, np.full(len(game), play))
+    def __init__(self, deal_keys: np.ndarray, play: int):
+        self._rows = hash_counters(deal_keys, play)
         self._calls = 0
 
     def random(self, size: int | None = None) -> np.ndarray:

@@ -19,7 +19,7 @@ import numpy as np
 
 from scopa_sim import seeding
 from scopa_sim.engine import scoring
-from scopa_sim.engine.kernels import legal_actions
+from scopa_sim.engine.kernels import apply_actions, legal_actions
 from scopa_sim.engine.outcomes import DealOutcomes
 from scopa_sim.players.base import LegalActions, Observation, Player
 from scopa_sim.rules import Variant
@@ -116,7 +116,6 @@ def play_batch(
     players = check_players(variant, players)
     groups = _groups(players)
     rows, n, sides = len(packs), variant.n_players, variant.n_sides
-    index = np.arange(rows)
     ranks = variant.pack.ranks
     bits = _ONE << packs.astype(np.uint64)
 
@@ -129,6 +128,7 @@ def play_batch(
     played = np.zeros(rows, np.uint64)
     last_capturer = np.full(rows, -1, np.int8)
     steps: list[Step] | None = [] if record else None
+    decision_keys = seeding.deal_keys(player_key, game, deal)
 
     position, play = variant.table_cards, 0
     for hand_size in variant.hands:
@@ -146,21 +146,14 @@ def play_batch(
                     variant, hands[seat], table, captured.T, played, scores, seat, side,
                     dealer_side, play,
                 )  # fmt: skip
-                rng = seeding.DecisionRandom(player_key, game, deal, play)
+                rng = seeding.DecisionRandom(decision_keys, play)
                 choice = _choose(groups, side, obs, legal, rng)
 
-                chosen_card = card[index, choice].astype(np.uint64)
-                chosen_capture = capture[index, choice]
-                bit = _ONE << chosen_card
-                took = chosen_capture != 0
-                hands[seat] &= ~bit
-                played |= bit
-                table = np.where(took, table & ~chosen_capture, table | bit)
-                captured[side, index] |= np.where(took, chosen_capture | bit, np.uint64(0))
-                last_capturer = np.where(took, side, last_capturer)
                 is_last = play == variant.plays - 1
-                scopa = took & (table == 0) & (not is_last or variant.last_play_scopa)
-                scope[side, index] += scopa
+                scopa = apply_actions(
+                    choice, card, capture, side, hands[seat], table, captured, scope,
+                    last_capturer, played, not is_last or variant.last_play_scopa,
+                )  # fmt: skip
                 if record:
                     steps.append(Step(seat, legal, choice, scopa))
                 play += 1

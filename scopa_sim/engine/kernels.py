@@ -209,3 +209,32 @@ def legal_actions(hands, tables, ranks: int, fewest: bool, forced: bool, width: 
         top = int(counts.max())
     top = max(top, 1)
     return card[:, :top], capture[:, :top], group[:, :top], counts
+
+
+@njit(cache=True, nogil=True)
+def apply_actions(choice, card, capture, side, hand, table, captured, scope, last, played, scopa_ok):
+    """Play row b's chosen action in place; return which rows swept the table for a scopa.
+
+    ``hand``, ``table``, ``played`` and ``last`` are per row; ``captured`` and ``scope`` are
+    ``[side, row]``. ``scopa_ok`` is False on the deal's last play unless that sweep counts.
+    """
+    one = np.uint64(1)
+    rows = len(choice)
+    scopa = np.zeros(rows, np.bool_)
+    for b in range(rows):
+        k = choice[b]
+        bit = one << np.uint64(card[b, k])
+        taken = capture[b, k]
+        hand[b] &= ~bit
+        played[b] |= bit
+        if taken:
+            s = side[b]
+            table[b] &= ~taken
+            captured[s, b] |= taken | bit
+            last[b] = s
+            if table[b] == 0 and scopa_ok:
+                scope[s, b] += 1
+                scopa[b] = True
+        else:
+            table[b] |= bit
+    return scopa
