@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
+import polars as pl
 
 from scopa_sim import seeding
 from scopa_sim.cards import cards_of
@@ -22,7 +24,15 @@ from scopa_sim.engine.reference import Move
 from scopa_sim.players import Player, player
 from scopa_sim.rules import CATEGORIES, RulesError, Variant, variant
 
-__all__ = ["DealRecord", "SideRecord", "play_deals", "play_games", "play_packs", "resolve"]
+__all__ = [
+    "DealRecord",
+    "SideRecord",
+    "play_deals",
+    "play_games",
+    "play_packs",
+    "replay_run_deal",
+    "resolve",
+]
 
 
 def resolve(rules: Variant | str, players: Sequence[Player | str]) -> tuple[Variant, tuple[Player, ...]]:
@@ -91,6 +101,7 @@ class DealRecord:
     moves: list[Move]
     sides: list[SideRecord]
     leftovers: list[int]
+    seat_sides: list[int]  # the side of each seat in play order
 
     @property
     def dealer(self) -> int:
@@ -102,6 +113,7 @@ class DealRecord:
             "variant": self.variant.describe(),
             "deck": self.pack,
             "dealer": self.dealer,
+            "seat_sides": self.seat_sides,
             "throw_in": self.throw_in,
             "moves": [
                 {"seat": m.seat, "card": m.card, "captured": list(m.captured), "scopa": m.scopa}
@@ -145,41 +157,90 @@ def play_packs(
     """
     rules, players = resolve(rules, players)
     cards = np.array([check_pack(rules, p) for p in packs], np.int8).reshape(len(packs), -1)
+    n = len(cards)
+    return record_deals(
+        rules, players, cards, seed=seed, game=np.arange(n), deal=np.zeros(n, np.int64),
+        offset=np.zeros(n, np.int64), scores=np.zeros((n, rules.n_sides), np.int16),
+    )  # fmt: skip
+
+
+def replay_run_deal(folder, game: int, deal: int) -> DealRecord:
+    """Replay deal ``deal`` of game ``game`` of a recorded run, exactly as it was played."""
+    from scopa_sim import storage
+    from scopa_sim.runner import RunConfig
+
+    folder = Path(folder)
+    manifest = storage.read_manifest(folder)
+    if manifest is None:
+        raise RulesError(f"{folder} is not a scopa-sim run (no {storage.manifest_path(folder).name})")
+    cfg = manifest["config"]
+    config = RunConfig.create(
+        variant=cfg["variant"], options=cfg["options"], players=cfg["players"], mode=cfg["mode"],
+        count=cfg["count"], seed=cfg["seed"], out=folder, name=cfg["name"],
+        chunk_size=cfg["chunk_size"],
+    )  # fmt: skip
+    rules, players = resolve(config.rules(), config.players)
+    rows = (
+        pl.scan_parquet(folder)
+        .filter((pl.col("game") == game) & (pl.col("deal") == deal))
+        .sort("side")
+        .collect()
+    )
+    if rows.is_empty():
+        raise RulesError(f"{folder} has no deal {deal} in game {game}; games run from 0")
+    before = (rows["score"] - rows["points"]).to_numpy().astype(np.int16)
+    if config.mode == "deals":
+        before[:] = 0
+    game_a, deal_a = np.array([game], np.int64), np.array([deal], np.int64)
+    attempt = np.array([int(rows["redeals"][0])], np.int64)
+    pack = seeding.packs(
+        seeding.stream_key(config.seed, seeding.PACKS), game_a, deal_a, attempt, rules.pack.n_cards
+    )
+    offset = game_a % rules.n_players if config.mode == "deals" else deal_a % rules.n_players
+    return record_deals(
+        rules, players, pack, seed=config.seed, game=game_a, deal=deal_a, offset=offset,
+        scores=before[None, :],
+    )[0]  # fmt: skip
+
+
+def record_deals(rules, players, cards, *, seed, game, deal, offset, scores) -> list[DealRecord]:
+    """Play packs on the vectorised engine with a record of every play; one record per pack."""
     thrown = engine.throw_in_rows(rules, cards)
     playing = np.flatnonzero(~thrown)
-    records: list[DealRecord | None] = [None] * len(packs)
+    records: list[DealRecord | None] = [None] * len(cards)
     for i in np.flatnonzero(thrown):
-        records[i] = DealRecord(rules, cards[i].tolist(), True, [], [], [])
-    if len(playing):
-        zero = np.zeros(len(playing), np.int64)
-        played = engine.play_batch(
-            rules, players, cards[playing], offset=zero,
-            scores=np.zeros((len(playing), rules.n_sides), np.int16),
-            player_key=seeding.stream_key(seed, seeding.PLAYERS), game=playing.astype(np.int64),
-            deal=zero, record=True,
-        )  # fmt: skip
-        points = scoring.score(rules, played.captured, played.scope).points
-        for row, i in enumerate(playing):
-            moves = []
-            for step in played.steps:
-                k = step.choice[row]
-                moves.append(
-                    Move(
-                        step.seat,
-                        int(step.legal.card[row, k]),
-                        tuple(cards_of(step.legal.capture[row, k])),
-                        bool(step.scopa[row]),
-                    )
+        records[i] = DealRecord(rules, cards[i].tolist(), True, [], [], [], [])
+    if not len(playing):
+        return records
+    played = engine.play_batch(
+        rules, players, cards[playing], offset=np.asarray(offset)[playing],
+        scores=np.asarray(scores)[playing], player_key=seeding.stream_key(seed, seeding.PLAYERS),
+        game=np.asarray(game, np.int64)[playing], deal=np.asarray(deal, np.int64)[playing],
+        record=True,
+    )  # fmt: skip
+    points = scoring.score(rules, played.captured, played.scope).points
+    for row, i in enumerate(playing):
+        moves = []
+        for step in played.steps:
+            k = step.choice[row]
+            moves.append(
+                Move(
+                    step.seat,
+                    int(step.legal.card[row, k]),
+                    tuple(cards_of(step.legal.capture[row, k])),
+                    bool(step.scopa[row]),
                 )
-            sides = [
-                SideRecord(
-                    side,
-                    cards_of(played.captured[row, side]),
-                    {c: int(points[row, side, j]) for j, c in enumerate(CATEGORIES)},
-                )
-                for side in range(rules.n_sides)
-            ]
-            records[i] = DealRecord(
-                rules, cards[i].tolist(), False, moves, sides, cards_of(played.leftovers[row])
             )
+        sides = [
+            SideRecord(
+                side,
+                cards_of(played.captured[row, side]),
+                {c: int(points[row, side, j]) for j, c in enumerate(CATEGORIES)},
+            )
+            for side in range(rules.n_sides)
+        ]
+        records[i] = DealRecord(
+            rules, cards[i].tolist(), False, moves, sides, cards_of(played.leftovers[row]),
+            played.seat_side[row].tolist(),
+        )  # fmt: skip
     return records

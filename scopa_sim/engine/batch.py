@@ -137,10 +137,12 @@ def play_batch(
             position += hand_size
         for _ in range(hand_size):
             for seat in range(n):
-                card, capture, group, count = legal_actions(
-                    hands[seat], table, ranks, variant.fewest_cards, variant.forced_capture
+                legal = LegalActions(
+                    *legal_actions(
+                        hands[seat], table, ranks, variant.fewest_cards, variant.forced_capture
+                    )
                 )
-                legal = LegalActions(card, capture, group, count)
+                card, capture = legal.card, legal.capture
                 side = seat_side[:, seat]
                 obs = Observation(
                     variant, hands[seat], table, captured.T, played, scores, seat, side,

@@ -182,9 +182,9 @@ def legal_actions_into(hands, tables, rows, ranks, fewest, forced, out_card, out
     return counts
 
 
-def legal_actions(hands, tables, ranks: int, fewest: bool, forced: bool, width: int = 12):
+def legal_actions(hands, tables, ranks: int, fewest: bool, forced: bool, width: int = 16):
     """Padded legal actions of a batch: ``(card int8[B, A], capture uint64[B, A],
-    group int8[B, A], count[B])``.
+    group int8[B, A], count[B], n_cards[B])``.
 
     ``A`` is the largest count in the batch; slots past a row's count are padding (card -1,
     capture 0, group -1). Rows that overflow ``width`` are recomputed with room for all their
@@ -208,7 +208,8 @@ def legal_actions(hands, tables, ranks: int, fewest: bool, forced: bool, width: 
         )
         top = int(counts.max())
     top = max(top, 1)
-    return card[:, :top], capture[:, :top], group[:, :top], counts
+    n_cards = group[np.arange(n), counts - 1].astype(np.int64) + 1
+    return card[:, :top], capture[:, :top], group[:, :top], counts, n_cards
 
 
 @njit(cache=True, nogil=True)

@@ -62,19 +62,18 @@ class LegalActions:
     card: np.ndarray  # int8[B, A], -1 in padding
     capture: np.ndarray  # uint64[B, A], 0 in padding
     group: np.ndarray  # int8[B, A]: index of the slot's card among the row's playable cards
-    count: np.ndarray  # int64[B]
+    count: np.ndarray  # int64[B]: number of legal actions
+    n_cards: np.ndarray  # int64[B]: number of playable cards (groups)
 
     @property
     def valid(self) -> np.ndarray:
         return self.group >= 0
 
-    @property
-    def n_cards(self) -> np.ndarray:
-        """Number of playable cards per row."""
-        return self.group.max(axis=1).astype(np.int64) + 1
-
     def take(self, rows: np.ndarray) -> LegalActions:
-        return LegalActions(self.card[rows], self.capture[rows], self.group[rows], self.count[rows])
+        return LegalActions(
+            self.card[rows], self.capture[rows], self.group[rows], self.count[rows],
+            self.n_cards[rows],
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,337 @@
+"""The ``scopa-sim`` command line: simulate, replay, and list variants and players.
+
+Bad input never shows a traceback: it gets one line saying what is wrong and how to fix it,
+and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tomllib
+from pathlib import Path
+
+from scopa_sim import __version__, api
+from scopa_sim.players import PLAYERS
+from scopa_sim.rules import OPTIONS, PRESET_HELP, PRESETS, RulesError, parse_assignments, variant
+from scopa_sim.runner import BACKENDS, RunConfig, RunError, run
+from scopa_sim.storage import StorageError
+
+EXIT_BAD_INPUT = 2
+USER_ERRORS = (RulesError, RunError, StorageError)
+
+
+class ConfigError(ValueError):
+    """A batch file is malformed; the message names the file and, where known, the line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, no usage dump
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be positive")
+    return value
+
+
+def seed_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seed {text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"seed {text!r} must be zero or positive")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="scopa-sim",
+        description="Monte Carlo strategy analysis for Scopa and its family.",
+        epilog="Run 'scopa-sim COMMAND --help' for the options of a command.",
+    )
+    parser.add_argument("--version", action="version", version=f"scopa-sim {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    sim = commands.add_parser(
+        "simulate",
+        help="play seeded games or deals on parallel workers into Parquet",
+        description=(
+            "Play seeded games (or independent deals) and write one row per side per deal to "
+            "Parquet files in --out. The same seed and configuration give the same data "
+            "whatever --workers, --chunk-size or --batch-size; rerunning an interrupted command "
+            "completes only what is missing."
+        ),
+    )
+    sim.add_argument("--config", type=Path, metavar="FILE.toml", help="a batch file of several runs")
+    sim.add_argument("--variant", metavar="NAME", help=f"one of: {', '.join(PRESETS)}")
+    sim.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE",
+        help=f"a rule option, repeatable; options: {', '.join(OPTIONS)}",
+    )  # fmt: skip
+    sim.add_argument(
+        "--players", metavar="NAME,NAME[,...]",
+        help=f"one player per side, from: {', '.join(PLAYERS)}",
+    )  # fmt: skip
+    count = sim.add_mutually_exclusive_group()
+    count.add_argument("--games", type=positive_int, metavar="N", help="whole games to the target")
+    count.add_argument(
+        "--deals", type=positive_int, metavar="N",
+        help="independent deals, the deal passing round the table, no game score",
+    )  # fmt: skip
+    sim.add_argument("--seed", type=seed_int, metavar="S", help="the run seed (required)")
+    sim.add_argument("--workers", type=positive_int, default=None, metavar="W", help="parallel workers (default 1)")
+    sim.add_argument("--out", type=Path, metavar="DIR", help="run folder for the Parquet files")
+    sim.add_argument("--name", help="the run's name in the data (default: the --out folder's name)")
+    sim.add_argument(
+        "--backend", choices=BACKENDS, default=None,
+        help="joblib backend (default: loky processes); dask runs on a Dask cluster",
+    )  # fmt: skip
+    sim.add_argument(
+        "--scheduler", metavar="ADDRESS",
+        help="Dask scheduler address (with --backend dask; default: a local cluster)",
+    )  # fmt: skip
+    sim.add_argument(
+        "--chunk-size", type=positive_int, metavar="N",
+        help="games (or deals) per chunk file (default 20000 games or 100000 deals)",
+    )  # fmt: skip
+    sim.add_argument("--batch-size", type=positive_int, default=8192, metavar="N", help="deals in lockstep per worker (default 8192)")
+    bar = sim.add_mutually_exclusive_group()
+    bar.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show a progress bar")
+    bar.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
+
+    rep = commands.add_parser(
+        "replay",
+        help="print a deal move by move",
+        description=(
+            "Print a deal move by move: a deal recorded in a run (--run DIR --game G --deal D), "
+            "or explicit packs (--variant, --players, --seed and --deck or --decks-file). "
+            "Packs are in canonical order (RULES.md §2): 4 table cards, then each hand's blocks "
+            "in turn order. Seat 0 leads; the last seat deals."
+        ),
+    )  # fmt: skip
+    rep.add_argument("--run", type=Path, metavar="DIR", help="a run folder written by simulate")
+    rep.add_argument("--game", type=int, default=0, metavar="G", help="game number (from 0)")
+    rep.add_argument("--deal", type=int, default=0, metavar="D", help="deal number within the game")
+    rep.add_argument("--variant", metavar="NAME", help="variant for explicit packs")
+    rep.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a rule option, repeatable")
+    rep.add_argument("--players", metavar="NAME,NAME[,...]", help="one player per side")
+    rep.add_argument("--seed", type=seed_int, default=0, metavar="S", help="seed of the players' random numbers")
+    rep.add_argument("--deck", metavar="ID,ID,...", help="one pack: card ids separated by commas")
+    rep.add_argument("--decks-file", type=Path, metavar="FILE", help="packs, one per line")
+    rep.add_argument("--json", action="store_true", help="one JSON object per deal instead of text")
+
+    commands.add_parser("variants", help="list the variants, one line each")
+    commands.add_parser("players", help="list the players, one line each")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return {
+            "simulate": _simulate,
+            "replay": _replay,
+            "variants": _variants,
+            "players": _players,
+        }[args.command](args, parser)
+    except (*USER_ERRORS, ConfigError) as err:
+        print(f"scopa-sim: error: {err}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("scopa-sim: interrupted; run the same command again to resume", file=sys.stderr)
+        return 130
+
+
+# simulate ---------------------------------------------------------------------------------------
+
+
+def _simulate(args, parser) -> int:
+    if args.config:
+        single = [f"--{k}" for k in ("variant", "players", "games", "deals", "out", "name") if getattr(args, k)]
+        if single or args.option:
+            parser.error(f"--config replaces {', '.join(single or ['--option'])}; give one or the other")
+        runs = load_batch(args.config, seed=args.seed)
+    else:
+        missing = [f"--{k}" for k in ("variant", "players", "seed", "out") if getattr(args, k) is None]
+        if args.games is None and args.deals is None:
+            missing.append("--games or --deals")
+        if missing:
+            parser.error(f"simulate needs {', '.join(missing)} (or --config FILE.toml)")
+        runs = [
+            (
+                RunConfig.create(
+                    variant=args.variant,
+                    options=parse_assignments(args.option),
+                    players=args.players,
+                    mode="games" if args.games else "deals",
+                    count=args.games or args.deals,
+                    seed=args.seed,
+                    out=args.out,
+                    name=args.name,
+                    chunk_size=args.chunk_size,
+                ),
+                None,
+            )
+        ]
+    for config, file_workers in runs:
+        summary = run(
+            config,
+            workers=args.workers or file_workers or 1,
+            backend=args.backend,
+            scheduler=args.scheduler,
+            batch_size=args.batch_size,
+            progress=args.progress,
+        )
+        rate = summary.deals / summary.simulate_seconds if summary.simulate_seconds else 0
+        print(
+            f"{config.name}: {config.rules().describe()} {','.join(config.players)}, "
+            f"{config.count:,} {config.mode} -> {config.out} "
+            f"({summary.chunks_run} chunks played, {summary.chunks_skipped} already done; "
+            f"{summary.deals:,} deals, {summary.rows:,} rows, {summary.bytes / 1e6:.1f} MB, "
+            f"{summary.seconds:.1f} s, {rate:,.0f} deals/s per worker)"
+        )
+    return 0
+
+
+_RUN_KEYS = {"name", "variant", "options", "players", "games", "deals", "seed", "out", "chunk_size", "workers"}
+
+
+def load_batch(path: Path, seed: int | None = None) -> list[tuple[RunConfig, int | None]]:
+    """Read a batch file: ``[defaults]`` for every run, then ``[[run]]`` tables."""
+    try:
+        text = path.read_text()
+    except OSError as err:
+        raise ConfigError(f"cannot read {path}: {err.strerror}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{path}: malformed TOML: {err}") from None
+    unknown = set(data) - {"defaults", "run"}
+    if unknown:
+        raise ConfigError(f"{path}: unknown table {sorted(unknown)[0]!r}; use [defaults] and [[run]]")
+    defaults = data.get("defaults", {})
+    runs = data.get("run", [])
+    if not isinstance(runs, list) or not runs:
+        raise ConfigError(f"{path}: no [[run]] tables; each run is a [[run]] table")
+    out = []
+    for i, entry in enumerate(runs, 1):
+        merged = {**defaults, **entry}
+        where = f"{path}: run {i} ({merged.get('name', 'unnamed')})"
+        bad = set(merged) - _RUN_KEYS
+        if bad:
+            raise ConfigError(f"{where}: unknown key {sorted(bad)[0]!r}; keys are {', '.join(sorted(_RUN_KEYS))}")
+        if ("games" in entry) == ("deals" in entry) and ("games" in merged) == ("deals" in merged):
+            raise ConfigError(f"{where}: give exactly one of games or deals")
+        mode = "games" if "games" in merged and "deals" not in entry else "deals"
+        for key in ("variant", "players", "name"):
+            if key not in merged:
+                raise ConfigError(f"{where}: missing {key!r}")
+        if seed is None and "seed" not in merged:
+            raise ConfigError(f"{where}: missing 'seed' (or give --seed)")
+        options = merged.get("options", {})
+        if not isinstance(options, dict):
+            raise ConfigError(f"{where}: options must be a table, e.g. options = {{ target = 16 }}")
+        workers = merged.get("workers")
+        if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers <= 0):
+            raise ConfigError(f"{where}: workers must be a positive whole number, not {workers!r}")
+        try:
+            config = RunConfig.create(
+                variant=merged["variant"],
+                options=options,
+                players=merged["players"],
+                mode=mode,
+                count=merged[mode],
+                seed=merged.get("seed") if seed is None else seed,
+                out=Path(merged.get("out", "data")) / merged["name"],
+                name=merged["name"],
+                chunk_size=merged.get("chunk_size"),
+            )
+        except USER_ERRORS as err:
+            raise ConfigError(f"{where}: {err}") from None
+        out.append((config, workers))
+    return out
+
+
+# replay -----------------------------------------------------------------------------------------
+
+
+def _replay(args, parser) -> int:
+    if args.run:
+        records = [api.replay_run_deal(args.run, args.game, args.deal)]
+    else:
+        missing = [f"--{k}" for k in ("variant", "players") if getattr(args, k) is None]
+        if missing or not (args.deck or args.decks_file):
+            parser.error("replay needs --run DIR, or --variant, --players and --deck or --decks-file")
+        rules = variant(args.variant, parse_assignments(args.option))
+        lines = [args.deck] if args.deck else _read_lines(args.decks_file)
+        packs = []
+        for n, line in enumerate(lines, 1):
+            try:
+                packs.append([int(x) for x in line.replace(" ", "").split(",")])
+            except ValueError:
+                where = f"{args.decks_file} line {n}" if args.decks_file else "--deck"
+                raise RulesError(f"{where}: a pack is card ids separated by commas") from None
+        records = api.play_packs(rules, args.players.split(","), packs, seed=args.seed)
+    for record in records:
+        print(json.dumps(record.to_json()) if args.json else format_record(record))
+    return 0
+
+
+def _read_lines(path: Path) -> list[str]:
+    try:
+        return [line for line in path.read_text().splitlines() if line.strip()]
+    except OSError as err:
+        raise RulesError(f"cannot read {path}: {err.strerror}") from None
+
+
+def format_record(record) -> str:
+    """A deal as readable text."""
+    rules = record.variant
+    code = rules.pack.code
+    n = rules.n_players
+    lines = [f"{rules.describe()}: seat 0 leads, seat {n - 1} deals"]
+    if record.throw_in:
+        lines.append(f"table {' '.join(code(c) for c in record.pack[:4])}: thrown in (3+ kings)")
+        return "\n".join(lines)
+    lines.append("table: " + " ".join(code(c) for c in record.pack[: rules.table_cards]))
+    for i, move in enumerate(record.moves, 1):
+        taken = " takes " + " ".join(code(c) for c in move.captured) if move.captured else ""
+        side = record.seat_sides[move.seat]
+        lines.append(
+            f"{i:3d}. seat {move.seat} (side {side}) plays {code(move.card)}{taken}"
+            + ("  SCOPA" if move.scopa else "")
+        )
+    if record.leftovers:
+        lines.append("left on the table for nobody: " + " ".join(code(c) for c in record.leftovers))
+    for side in record.sides:
+        detail = ", ".join(f"{k} {v}" for k, v in side.points.items() if v or k in ("cards", "coins"))
+        lines.append(f"side {side.side}: {len(side.captured)} cards; {detail}; total {side.total}")
+    return "\n".join(lines)
+
+
+# listings ---------------------------------------------------------------------------------------
+
+
+def _variants(args, parser) -> int:
+    for name, rules in PRESETS.items():
+        print(f"{name:12s} {PRESET_HELP[name]}; target {rules.target}")
+    return 0
+
+
+def _players(args, parser) -> int:
+    for name, player in PLAYERS.items():
+        print(f"{name:12s} {player.summary}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,305 @@
+"""Seeded runs in chunks on parallel workers, written as Parquet, resumable.
+
+A run is split into fixed-size chunks of games (or deals). Each chunk is played and written by
+one worker (joblib; the backend comes from ``joblib.parallel_config``: processes by default,
+or a Dask cluster). Every random number is keyed by game and deal (``scopa_sim.seeding``), so
+the data do not depend on the number of workers, the chunk size or the batch size. Rerunning a
+command completes only the chunks whose file is missing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import platform
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+from joblib import Parallel, delayed, parallel_config
+
+import scopa_sim
+from scopa_sim import api, storage
+from scopa_sim.rules import Variant, variant
+
+MODES = ("games", "deals")
+BACKENDS = ("loky", "threading", "multiprocessing", "dask")
+
+
+class RunError(ValueError):
+    """A run cannot start as asked; the message says why and how to fix it."""
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """What decides a run's data. Workers, backend and batch size do not, so they are not here."""
+
+    name: str
+    variant: str
+    options: tuple[tuple[str, object], ...]
+    players: tuple[str, ...]
+    mode: str
+    count: int
+    seed: int
+    chunk_size: int
+    out: Path = field(compare=False)
+
+    @staticmethod
+    def create(
+        *,
+        variant: str,
+        players,
+        mode: str,
+        count: int,
+        seed: int,
+        out,
+        options=None,
+        name: str | None = None,
+        chunk_size: int | None = None,
+    ) -> RunConfig:
+        """Check everything a user can get wrong, before any work starts."""
+        if mode not in MODES:
+            raise RunError(f"a run plays 'games' or 'deals', not {mode!r}")
+        for what, value in (("count", count), ("seed", seed)):
+            if isinstance(value, bool) or not isinstance(value, int | np.integer):
+                raise RunError(f"the {what} must be a whole number, not {value!r}")
+        if count <= 0:
+            raise RunError(f"the number of {mode} must be positive, not {count}")
+        if seed < 0:
+            raise RunError(f"the seed must be zero or positive, not {seed}")
+        chunk_size = chunk_size or (20_000 if mode == "games" else 100_000)
+        if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size <= 0:
+            raise RunError(f"the chunk size must be a positive whole number, not {chunk_size!r}")
+        if isinstance(players, str):
+            players = players.split(",")
+        out = Path(out)
+        config = RunConfig(
+            name=name or out.name,
+            variant=variant,
+            options=tuple(sorted((options or {}).items())),
+            players=tuple(p.strip() for p in players),
+            mode=mode,
+            count=int(count),
+            seed=int(seed),
+            chunk_size=int(chunk_size),
+            out=out,
+        )
+        api.resolve(config.rules(), config.players)  # unknown player, wrong number of players
+        return config
+
+    def rules(self) -> Variant:
+        return variant(self.variant, dict(self.options))
+
+    @property
+    def n_chunks(self) -> int:
+        return -(-self.count // self.chunk_size)
+
+    def chunk_span(self, chunk: int) -> range:
+        start = chunk * self.chunk_size
+        return range(start, min(start + self.chunk_size, self.count))
+
+    def describe(self) -> dict:
+        """The configuration as recorded in the manifest (canonical option values)."""
+        data = asdict(self)
+        del data["out"]
+        data["options"] = self.rules().options()
+        data["variant_label"] = self.rules().describe()
+        data["players"] = list(self.players)
+        return data
+
+
+@dataclass(frozen=True)
+class ChunkResult:
+    chunk: int
+    games: int
+    deals: int
+    rows: int
+    bytes: int
+    simulate_seconds: float
+    write_seconds: float
+
+
+def play_chunk(config: RunConfig, chunk: int, batch_size: int) -> ChunkResult:
+    """Play one chunk and write its file: the unit of work a worker does."""
+    rules, players = api.resolve(config.rules(), config.players)
+    span = config.chunk_span(chunk)
+    started = time.perf_counter()
+    if config.mode == "games":
+        outcomes = api.play_games(rules, players, games=span, seed=config.seed, batch_size=batch_size)
+    else:
+        outcomes = api.play_deals(rules, players, deals=span, seed=config.seed, batch_size=batch_size)
+    simulated = time.perf_counter()
+    frame = storage.outcomes_frame(
+        outcomes, run=config.name, variant=rules.describe(), strategies=list(config.players)
+    )
+    size = storage.write_chunk(frame, config.out, chunk)
+    written = time.perf_counter()
+    return ChunkResult(
+        chunk, len(span) if config.mode == "games" else 0, len(outcomes), frame.height, size,
+        simulated - started, written - simulated,
+    )  # fmt: skip
+
+
+@dataclass
+class RunSummary:
+    config: RunConfig
+    chunks_run: int = 0
+    chunks_skipped: int = 0
+    deals: int = 0
+    rows: int = 0
+    bytes: int = 0
+    simulate_seconds: float = 0.0
+    write_seconds: float = 0.0
+    seconds: float = 0.0
+
+
+def _versions() -> dict:
+    return {
+        "scopa_sim": scopa_sim.__version__,
+        "numpy": np.__version__,
+        "polars": pl.__version__,
+        "python": platform.python_version(),
+    }
+
+
+def _open_run(config: RunConfig) -> tuple[dict, set[int]]:
+    """Create or reopen a run folder; refuse one that holds another configuration."""
+    wanted = config.describe()
+    manifest = storage.read_manifest(config.out)
+    if manifest is not None and manifest.get("config") != wanted:
+        raise RunError(
+            f"{config.out} holds another run ({manifest.get('config', {}).get('variant_label')}, "
+            f"seed {manifest.get('config', {}).get('seed')}); choose another --out or delete it"
+        )
+    if manifest is None and storage.done_chunks(config.out):
+        raise RunError(f"{config.out} holds chunk files but no manifest; choose another --out")
+    storage.prepare(config.out)
+    done = {c for c in storage.done_chunks(config.out) if c < config.n_chunks}
+    manifest = {
+        "schema_version": storage.SCHEMA_VERSION,
+        "config": wanted,
+        "versions": _versions(),
+        "chunks_total": config.n_chunks,
+        "chunks_done": sorted(done),
+        "complete": len(done) == config.n_chunks,
+    }
+    storage.write_manifest(config.out, manifest)
+    return manifest, done
+
+
+@contextlib.contextmanager
+def _backend(backend: str | None, workers: int, scheduler: str | None) -> Iterator[None]:
+    """joblib's parallel_config for the chosen backend; a Dask client for 'dask'."""
+    if backend == "dask":
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            raise RunError("the dask backend needs the dask extra: pip install 'scopa-sim[dask]'") from None
+        if scheduler:
+            client = Client(scheduler, timeout="10s")
+        else:
+            cluster = LocalCluster(
+                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+            )
+            client = Client(cluster)
+        try:
+            with parallel_config(backend="dask", n_jobs=-1):
+                yield
+        finally:
+            client.close()
+            if not scheduler:
+                cluster.close()
+    else:
+        with parallel_config(backend=backend or "loky", n_jobs=workers):
+            yield
+
+
+def run(
+    config: RunConfig,
+    *,
+    workers: int = 1,
+    backend: str | None = None,
+    scheduler: str | None = None,
+    batch_size: int = 8192,
+    progress: bool | None = None,
+) -> RunSummary:
+    """Play every missing chunk of ``config`` and record it in the manifest."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers <= 0:
+        raise RunError(f"the number of workers must be a positive whole number, not {workers!r}")
+    if backend is not None and backend not in BACKENDS:
+        raise RunError(f"unknown backend {backend!r}; choose one of: {', '.join(BACKENDS)}")
+    if scheduler and backend != "dask":
+        raise RunError("--scheduler goes with --backend dask")
+    started = time.perf_counter()
+    manifest, done = _open_run(config)
+    summary = RunSummary(config, chunks_skipped=len(done))
+    todo = [c for c in range(config.n_chunks) if c not in done]
+    if progress is None:
+        progress = sys.stderr.isatty()
+    bar = _progress_bar(config, done, enabled=progress)
+    with bar, _backend(backend, workers, scheduler):
+        if workers == 1 and backend is None:
+            results = (play_chunk(config, c, batch_size) for c in todo)
+        else:
+            results = Parallel(return_as="generator_unordered")(
+                delayed(play_chunk)(config, c, batch_size) for c in todo
+            )
+        for result in results:
+            done.add(result.chunk)
+            summary.chunks_run += 1
+            summary.deals += result.deals
+            summary.rows += result.rows
+            summary.bytes += result.bytes
+            summary.simulate_seconds += result.simulate_seconds
+            summary.write_seconds += result.write_seconds
+            manifest["chunks_done"] = sorted(done)
+            manifest["complete"] = len(done) == config.n_chunks
+            storage.write_manifest(config.out, manifest)
+            bar.update(result)
+    if manifest["complete"]:
+        storage.finish(config.out)
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+class _progress_bar:
+    """Deals done, rate and time left on a terminal (tqdm); silent elsewhere."""
+
+    def __init__(self, config: RunConfig, done: set[int], enabled: bool):
+        self.bar = None
+        if enabled:
+            from tqdm import tqdm
+
+            self.bar = tqdm(
+                total=config.count,
+                initial=sum(len(config.chunk_span(c)) for c in done),
+                unit=config.mode[:-1],
+                desc=config.name,
+                dynamic_ncols=True,
+                file=sys.stderr,
+            )
+            self.deals = 0
+            self.t0 = time.perf_counter()
+            self.config = config
+
+    def update(self, result: ChunkResult) -> None:
+        if self.bar is not None:
+            self.deals += result.deals
+            rate = self.deals / max(time.perf_counter() - self.t0, 1e-9)
+            self.bar.set_postfix_str(f"{self.deals:,} deals, {rate:,.0f} deals/s")
+            self.bar.update(len(self.config.chunk_span(result.chunk)))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def scan(folder) -> pl.LazyFrame:
+    """All of a run's rows, lazily."""
+    return pl.scan_parquet(Path(folder))
