@@ -26,7 +26,7 @@ lint: install
 	$(BIN)/ruff format --check scopa_sim tests analyses
 
 simulate: install
-	$(BIN)/scopa-sim simulate --variant classic --players greedy,greedy --deals 200000 --seed 1 --out data/default
+	$(BIN)/scopa-sim simulate --config configs/default.toml
 
 clean:
 	rm -rf $(VENV) data reports/*.html .pytest_cache .hypothesis
