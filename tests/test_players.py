@@ -1,0 +1,356 @@
+"""Players: one conformance suite for every registered player, and the documented behaviour of
+the greedy and random players.
+
+The conformance suite runs each player of ``scopa_sim.players.PLAYERS`` on every preset (and a
+few option sets) against the contract of ``players/base.py``: ``act`` returns one legal index
+per row, is deterministic and does not depend on which other rows share the batch; whole runs
+do not depend on the batch size; a player cannot see hidden cards; players are frozen.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import random
+from collections import Counter
+from functools import cache
+
+import numpy as np
+import pytest
+
+from scopa_sim import api, seeding
+from scopa_sim.cards import ITALIAN_40, mask_of
+from scopa_sim.engine import reference
+from scopa_sim.players import PLAYERS, LegalActions, Observation, Player, player
+from scopa_sim.rules import PRESETS, variant
+
+OPTION_SETS = {
+    "default": {},
+    "forced": {"forced_capture": True},
+    "fewest-last-scopa": {"fewest_cards": True, "last_play_scopa": True},
+}
+RULE_CASES = [
+    pytest.param(name, label, id=f"{name}-{label}") for name in PRESETS for label in OPTION_SETS
+]
+PLAYER_NAMES = sorted(PLAYERS)
+
+
+def rules(name: str, label: str):
+    return variant(name, **OPTION_SETS[label])
+
+
+def lineup(v, name: str) -> list[str]:
+    return [name] * v.n_sides
+
+
+def mixed_lineup(v, name: str) -> list[str]:
+    """``name`` on side 0, the registered players in turn on the other sides."""
+    others = [p for p in PLAYER_NAMES if p != name] or [name]
+    return [name] + [others[k % len(others)] for k in range(v.n_sides - 1)]
+
+
+def assert_outcomes_equal(a, b) -> None:
+    for field in dataclasses.fields(a):
+        np.testing.assert_array_equal(
+            getattr(a, field.name), getattr(b, field.name), err_msg=field.name
+        )
+
+
+# Decision points built from the reference engine ----------------------------------------------
+
+
+@cache
+def decision_points(name: str, label: str, n_deals: int = 60, seed: int = 5):
+    """Real decision points: (view, legal actions) per play index, from random reference deals."""
+    v = rules(name, label)
+    rng = random.Random(seed)
+    by_play: dict[int, list] = {}
+
+    def choose(view, legal):
+        by_play.setdefault(view.play, []).append((view, legal))
+        return rng.choice(legal)
+
+    for _ in range(n_deals):
+        reference.play_deal(v, rng.sample(range(40), 40), choose)
+    return v, by_play
+
+
+def build(cls, **values):
+    """An instance of a contract dataclass by field name (fails clearly if the contract grew)."""
+    names = {f.name for f in dataclasses.fields(cls)}
+    missing = names - values.keys()
+    if missing:
+        pytest.fail(f"{cls.__name__} has fields this test does not fill: {sorted(missing)}")
+    return cls(**{k: v for k, v in values.items() if k in names})
+
+
+def batch(v, points) -> tuple[Observation, LegalActions]:
+    """The contract's padded arrays for a list of (view, legal) of one play index."""
+    rows = len(points)
+    width = max(len(legal) for _, legal in points)
+    card = np.full((rows, width), -1, np.int8)
+    capture = np.zeros((rows, width), np.uint64)
+    group = np.full((rows, width), -1, np.int8)
+    count = np.zeros(rows, np.int64)
+    n_cards = np.zeros(rows, np.int64)
+    for b, (_, legal) in enumerate(points):
+        groups: list[int] = []
+        for k, (c, taken) in enumerate(legal):
+            if not groups or groups[-1] != c:
+                groups.append(c)
+            card[b, k], capture[b, k], group[b, k] = c, mask_of(taken), len(groups) - 1
+        count[b], n_cards[b] = len(legal), len(groups)
+    views = [view for view, _ in points]
+    seat, play = views[0].seat, views[0].play
+    assert all(w.seat == seat and w.play == play for w in views)
+    obs = build(
+        Observation,
+        variant=v,
+        hand=np.array([mask_of(w.hand) for w in views], np.uint64),
+        table=np.array([mask_of(w.table) for w in views], np.uint64),
+        captured=np.array([[mask_of(c) for c in w.captured] for w in views], np.uint64),
+        played=np.array([mask_of(w.played) for w in views], np.uint64),
+        scores=np.zeros((rows, v.n_sides), np.int16),
+        seat=seat,
+        side=np.full(rows, v.side_of_seat(seat), np.int8),
+        dealer_side=np.full(rows, v.side_of_seat(v.n_players - 1), np.int8),
+        play=play,
+    )
+    legal = build(
+        LegalActions, card=card, capture=capture, group=group, count=count, n_cards=n_cards
+    )
+    return obs, legal
+
+
+def decision_random(rows: int, play: int, seed: int = 3) -> seeding.DecisionRandom:
+    """The generator of play ``play`` of deals 0 of games 0 .. rows - 1 of a run."""
+    key = seeding.stream_key(seed, seeding.PLAYERS)
+    game, deal = np.arange(rows, dtype=np.int64), np.zeros(rows, np.int64)
+    return seeding.DecisionRandom(seeding.deal_keys(key, game, deal), play)
+
+
+# Conformance: every player x every preset x option sets ---------------------------------------
+
+
+@pytest.mark.parametrize("who", PLAYER_NAMES)
+@pytest.mark.parametrize(("name", "label"), RULE_CASES)
+def test_act_returns_one_legal_index_per_row(who, name, label):
+    v, by_play = decision_points(name, label)
+    p = player(who)
+    for play, points in sorted(by_play.items()):
+        obs, legal = batch(v, points)
+        rows = len(points)
+        choice = p.act(obs, legal, decision_random(rows, play))
+        assert isinstance(choice, np.ndarray) and np.issubdtype(choice.dtype, np.integer)
+        assert choice.shape == (rows,)
+        assert ((choice >= 0) & (choice < legal.count)).all(), f"illegal index at play {play}"
+        # Deterministic for the same seed and decision points.
+        again = p.act(obs, legal, decision_random(rows, play))
+        np.testing.assert_array_equal(choice, again)
+        # A row's choice does not depend on the other rows of the batch.
+        subset = np.arange(rows)[::3][::-1]
+        part = p.act(
+            obs.take(subset), legal.take(subset), decision_random(rows, play).subset(subset)
+        )
+        np.testing.assert_array_equal(part, choice[subset])
+
+
+@pytest.mark.parametrize("who", PLAYER_NAMES)
+@pytest.mark.parametrize(("name", "label"), RULE_CASES)
+def test_runs_are_deterministic_and_batch_size_invariant(who, name, label):
+    v = rules(name, label)
+    for players in (lineup(v, who), mixed_lineup(v, who)):
+        deals = range(0, 4500)
+        whole = api.play_deals(v, players, deals=deals, seed=2024, batch_size=len(deals))
+        for size in (1000, 4096, 4096):  # 4096 twice: the same call gives the same result
+            run = api.play_deals(v, players, deals=deals, seed=2024, batch_size=size)
+            assert_outcomes_equal(run, whole)
+        # A sub-range is the same deals as in the whole run.
+        tail = api.play_deals(v, players, deals=range(2500, 4500), seed=2024, batch_size=1000)
+        assert_outcomes_equal(tail, whole.take(slice(2500, 4500)))
+        # Games too: a game does not depend on how many others are in flight.
+        games = api.play_games(v, players, games=150, seed=99, batch_size=150)
+        assert_outcomes_equal(api.play_games(v, players, games=150, seed=99, batch_size=32), games)
+
+
+@pytest.mark.parametrize("who", PLAYER_NAMES)
+@pytest.mark.parametrize(("name", "label"), RULE_CASES)
+def test_players_cannot_see_hidden_cards(who, name, label):
+    """Packs identical in the table and the hands already seen, but with the other hands and the
+    stock rearranged: every move made before a hidden card could show is the same."""
+    v = rules(name, label)
+    players = mixed_lineup(v, who)
+    rng = random.Random(17)
+    n, hand = v.n_players, v.hands[0]
+    base = [rng.sample(range(40), 40) for _ in range(25)]
+    base_moves = [r.moves for r in api.play_packs(v, players, base, seed=8)]
+    # Keep the table and the first hands of seats 0..s; rearrange everything after them.
+    # (s = n - 1 keeps every first hand and rearranges only the stock.)
+    for s in range(n):
+        keep = v.table_cards + hand * (s + 1)
+        if keep == 40:
+            continue  # scopone-like deals have no hidden stock
+        other = []
+        for pack in base:
+            rest = pack[keep:]
+            while rest == pack[keep:]:
+                rest = rng.sample(rest, len(rest))
+            other.append(pack[:keep] + rest)
+        for k, record in enumerate(api.play_packs(v, players, other, seed=8)):
+            if record.throw_in:
+                continue
+            known = s + 1 if s < n - 1 else n * hand  # moves made before a hidden card shows
+            assert record.moves[:known] == base_moves[k][:known], (
+                f"seat {s}: pack {k} moves differ though the player's information is the same"
+            )
+
+
+@pytest.mark.parametrize("who", PLAYER_NAMES)
+def test_players_are_frozen_and_registered(who):
+    p = player(who)
+    assert isinstance(p, Player) and p is PLAYERS[who] and p.name == who
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        p.anything = 1
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        p.name = "other"
+    hash(p)  # frozen dataclasses are hashable: usable as keys by the engine and reports
+
+
+# The greedy player: documented behaviour on explicit packs --------------------------------------
+
+CARD = ITALIAN_40.parse
+
+
+def make_pack(table, *hands) -> list[int]:
+    """A pack in canonical order: the table, then seats' first hands, then every other card."""
+    front = [CARD(c) for c in (*table, *(c for h in hands for c in h))]
+    assert len(set(front)) == len(front)
+    return front + [c for c in range(40) if c not in front]
+
+
+def greedy_moves(pack, **options):
+    record = api.play_packs(variant("classic", **options), ["greedy", "greedy"], [pack])[0]
+    assert not record.throw_in
+    return record.moves
+
+
+def move(card, *captured):
+    return CARD(card), tuple(sorted(CARD(c) for c in captured))
+
+
+@pytest.mark.parametrize(
+    ("table", "hand", "expected", "why"),
+    [
+        (("AC", "2C", "3S", "4B"), ("RC", "7D", "FB"), move("RC", "AC", "2C", "3S", "4B"),
+         "a scopa above all, even above the settebello"),
+        (("7D", "7C", "3S", "FB"), ("7B", "RS", "2C"), move("7B", "7D"),
+         "the settebello: a seven takes the seven of coins rather than another seven"),
+        (("4C", "3S", "CC", "CB"), ("7B", "7D", "FB"), move("7D", "4C", "3S"),
+         "the settebello: the same capture is made with the seven of coins"),
+        (("7C", "6S", "FB", "CC"), ("7B", "6B", "RS"), move("7B", "7C"),
+         "sevens above sixes"),
+        (("6C", "AS", "FB", "CC"), ("6B", "AB", "3S"), move("6B", "6C"),
+         "sixes above aces"),
+        (("AC", "4D", "FB", "CC"), ("AB", "4S", "3S"), move("AB", "AC"),
+         "aces above coins"),
+        (("4D", "2C", "3S", "FB"), ("4S", "5B", "RC"), move("4S", "4D"),
+         "coins above number of cards"),
+        (("2C", "3S", "5B", "CC"), ("5S", "FS", "4B"), move("FS", "3S", "5B"),
+         "more cards when nothing else differs"),
+        (("FC", "CS", "FB", "CD"), ("RB", "7C", "AS"), move("RB"),
+         "no capture: lays its least valuable card"),
+    ],
+)  # fmt: skip
+def test_greedy_first_move(table, hand, expected, why):
+    first = greedy_moves(make_pack(table, hand))[0]
+    assert (first.card, first.captured) == expected, why
+    # The settebello and scopa flags follow from the capture.
+    assert first.scopa == (why.startswith("a scopa"))
+
+
+@pytest.mark.parametrize(
+    ("second_hand", "expected", "why"),
+    [
+        (("2B", "3C", "7S"), "7S", "lays a card that keeps the table out of reach of a sweep"),
+        (("2B", "3C", "5C"), "2B", "every lay leaves the table sweepable: the least valuable"),
+    ],
+)
+def test_greedy_lay_avoids_leaving_the_table_sweepable(second_hand, expected, why):
+    # Seat 0 takes 2+3+5 with its king (its aces cannot capture), leaving the 4 of clubs alone.
+    pack = make_pack(("2C", "3S", "5B", "4B"), ("RC", "AS", "AB"), second_hand)
+    first, second = greedy_moves(pack)[:2]
+    assert (first.card, first.captured) == move("RC", "2C", "3S", "5B")
+    assert (second.card, second.captured) == move(expected), why
+
+
+def replay_decisions(v, record):
+    """(view, legal actions, chosen action) of every play of a recorded deal, via the reference."""
+    moves = iter(record.moves)
+    out = []
+
+    def choose(view, legal):
+        m = next(moves)
+        action = (m.card, frozenset(m.captured))
+        assert action in legal
+        out.append((view, legal, action))
+        return action
+
+    reference.play_deal(v, record.pack, choose)
+    return out
+
+
+@pytest.mark.parametrize(("name", "label"), RULE_CASES)
+def test_greedy_captures_when_it_can_and_prefers_scopa_then_settebello(name, label):
+    v = rules(name, label)
+    rng = random.Random(31)
+    packs = [rng.sample(range(40), 40) for _ in range(150)]
+    seen = Counter()
+    for record in api.play_packs(v, lineup(v, "greedy"), packs, seed=4):
+        if record.throw_in:
+            continue
+        for view, legal, (card, taken) in replay_decisions(v, record):
+            last = view.play == v.plays - 1
+            if any(t for _, t in legal):
+                assert taken, "greedy laid a card although it could capture"
+                seen["capture"] += 1
+            scopa_counts = not last or v.last_play_scopa
+            if scopa_counts and any(t and t == view.table for _, t in legal):
+                assert taken == view.table, "greedy missed a scopa"
+                seen["scopa"] += 1
+            elif any(t and v.settebello in t | {c} for c, t in legal):
+                assert v.settebello in taken | {card}, "greedy missed the settebello"
+                seen["settebello"] += 1
+    assert min(seen["capture"], seen["scopa"], seen["settebello"]) > 0, seen
+
+
+# The random player: uniform over playable cards, then over that card's captures ---------------
+
+
+def within_standard_errors(hits: int, n: int, p: float, z: float = 4.0) -> bool:
+    return abs(hits / n - p) < z * math.sqrt(p * (1 - p) / n)
+
+
+@pytest.mark.parametrize("label", ["default", "forced"])
+def test_random_player_is_uniform(label):
+    v = rules("classic", label)
+    rng = np.random.default_rng(20240501)
+    packs = [rng.permutation(40).tolist() for _ in range(1500)]
+    card_hits: dict[int, Counter] = {}  # number of playable cards -> index of the chosen card
+    capture_hits: dict[int, Counter] = {}  # captures of the chosen card -> index of the capture
+    for record in api.play_packs(v, lineup(v, "random"), packs, seed=77):
+        if record.throw_in:
+            continue
+        for _, legal, (card, taken) in replay_decisions(v, record):
+            playable = sorted({c for c, _ in legal})
+            card_hits.setdefault(len(playable), Counter())[playable.index(card)] += 1
+            options = [t for c, t in legal if c == card]
+            capture_hits.setdefault(len(options), Counter())[options.index(taken)] += 1
+    assert set(card_hits) >= {2, 3}
+    for hits_by_size in (card_hits, capture_hits):
+        for k, hits in hits_by_size.items():
+            n = sum(hits.values())
+            if k == 1 or n * (1 / k) * (1 - 1 / k) < 10:
+                continue  # no choice, or too few draws for the normal approximation
+            for j in range(k):
+                assert within_standard_errors(hits[j], n, 1 / k), (k, j, hits[j], n)
+    assert sum(sum(h.values()) for k, h in capture_hits.items() if k > 1) > 500
