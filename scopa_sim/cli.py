@@ -128,6 +128,35 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--decks-file", type=Path, metavar="FILE", help="packs, one per line")
     rep.add_argument("--json", action="store_true", help="one JSON object per deal instead of text")
 
+    cmp = commands.add_parser(
+        "compare",
+        help="compare variants on the same packs, with paired CIs and Holm-adjusted p-values",
+        description=(
+            "Play every ARM on the same deals (or games) with the same seed, so arms with the "
+            "same pack see the same packs, and report per arm each metric with its 95%% CI, the "
+            "paired difference from the first arm with its CI, a p-value and Holm-adjusted "
+            "p-values. An ARM is VARIANT[:KEY=VALUE,...], e.g. classic:forced_capture=true."
+        ),
+    )  # fmt: skip
+    cmp.add_argument("arms", nargs="+", metavar="ARM", help="VARIANT[:KEY=VALUE,...]; the first is the baseline")
+    cmp.add_argument("--players", required=True, metavar="NAME,NAME[,...]", help="one player per side, for every arm")
+    unit = cmp.add_mutually_exclusive_group(required=True)
+    unit.add_argument("--deals", type=positive_int, metavar="N", help="independent deals per arm (paired by deal)")
+    unit.add_argument("--games", type=positive_int, metavar="N", help="whole games per arm (paired by game)")
+    cmp.add_argument("--seed", type=seed_int, required=True, metavar="S", help="the seed shared by every arm")
+    cmp.add_argument("--workers", type=positive_int, default=1, metavar="W", help="parallel workers (default 1)")
+    cmp.add_argument(
+        "--precision", type=float, metavar="H",
+        help="keep doubling the deals (games) until every CI half-width is below H",
+    )  # fmt: skip
+    cmp.add_argument(
+        "--max", type=positive_int, default=5_000_000, metavar="N",
+        help="cap on deals (games) per arm with --precision (default 5000000)",
+    )  # fmt: skip
+    cmp.add_argument("--batch-size", type=positive_int, default=8192, metavar="N", help="deals in lockstep per worker")
+    cmp.add_argument("--json", action="store_true", help="print a JSON list of result objects")
+    cmp.add_argument("--html", type=Path, metavar="FILE", help="also write a self-contained HTML page")
+
     commands.add_parser("variants", help="list the variants, one line each")
     commands.add_parser("players", help="list the players, one line each")
     return parser
@@ -140,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         return {
             "simulate": _simulate,
             "replay": _replay,
+            "compare": _compare,
             "variants": _variants,
             "players": _players,
         }[args.command](args, parser)
@@ -149,6 +179,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("scopa-sim: interrupted; run the same command again to resume", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # output piped into a command that stopped reading (e.g. head)
+        sys.stderr.close()
+        return 0
 
 
 # simulate ---------------------------------------------------------------------------------------
@@ -316,6 +349,56 @@ def format_record(record) -> str:
         detail = ", ".join(f"{k} {v}" for k, v in side.points.items() if v or k in ("cards", "coins"))
         lines.append(f"side {side.side}: {len(side.captured)} cards; {detail}; total {side.total}")
     return "\n".join(lines)
+
+
+# compare ----------------------------------------------------------------------------------------
+
+
+def _compare(args, parser) -> int:
+    from scopa_sim import compare, reporting
+
+    if args.precision is not None and not args.precision > 0:
+        parser.error(f"--precision must be positive, not {args.precision}")
+    if args.html:
+        _check_writable(args.html)
+
+    def progress(result):
+        unit = "deals" if result.mode == "deals" else "games"
+        print(
+            f"{result.units:,} {unit} per arm: largest CI half-width {result.max_half_width:.4f}",
+            file=sys.stderr,
+        )
+
+    result = compare.compare(
+        args.arms,
+        args.players.split(","),
+        mode="deals" if args.deals else "games",
+        count=args.deals or args.games,
+        seed=args.seed,
+        workers=args.workers,
+        precision=args.precision,
+        max_units=args.max,
+        batch_size=args.batch_size,
+        progress=progress if args.precision else None,
+    )
+    if args.json:
+        print(json.dumps([row.to_json() for row in result.rows], indent=1))
+    else:
+        print(compare.format_table(result))
+    if args.html:
+        args.html.write_text(reporting.render_page(compare.page(result)), encoding="utf-8")
+    return 0
+
+
+def _check_writable(path: Path) -> None:
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise RulesError(f"cannot write {path}: folder {folder} does not exist; create it first")
+    try:
+        with open(path, "a"):
+            pass
+    except OSError as err:
+        raise RulesError(f"cannot write {path} ({err.strerror}); choose another --html file") from None
 
 
 # listings ---------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ class DealScores:
     cards: np.ndarray  # int8[B, S]
     coins: np.ndarray  # int8[B, S]
     settebello: np.ndarray  # bool[B, S]
-    primiera: np.ndarray  # int16[B, S]; 0 when the side has none (for most_sevens: its key)
+    primiera: np.ndarray  # int16[B, S]; 0 when the side has none (most_sevens: its sevens)
     points: np.ndarray  # int16[B, S, len(CATEGORIES)]
 
     @property
@@ -104,7 +104,8 @@ def score(variant: Variant, captured: np.ndarray, scope: np.ndarray) -> DealScor
             count = np.bitwise_count(captured & np.uint64(pack.rank_mask(r))).astype(np.int64)
             key += count * 5 ** (r - 1)
         _award(points, "primiera", strict_winner(key))
-        primiera = key.astype(np.int32)
+        sevens = np.bitwise_count(captured & np.uint64(pack.rank_mask(7)))
+        primiera = sevens.astype(np.int16)  # the key itself does not fit the data's int16
     elif variant.primiera is not None:
         table = _suit_tables(ranks, variant.primiera, variant.primiera_missing_suit)
         low = np.uint64((1 << ranks) - 1)

@@ -111,7 +111,7 @@ class Variant:
         """Whether the engines implement every rule this variant uses (issue 2: the classic family)."""
         return (
             self.capture is Capture.MATCH_OR_SUM
-            and self.pack is ITALIAN_40
+            and self.pack == ITALIAN_40
             and self.table_cards == 4
             and not (self.opening_sweep or self.napoleone or self.scopa_wins_immediately)
             and not (self.most_sevens or self.count_in_turn_order)
