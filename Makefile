@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install test bench lint simulate clean
+.PHONY: install test bench lint simulate report clean
 
 install: $(STAMP)
 
@@ -27,6 +27,10 @@ lint: install
 
 simulate: install
 	$(BIN)/scopa-sim simulate --config configs/default.toml
+
+# Reports from the default data; `simulate` first plays whatever is missing (a no-op when done).
+report: simulate
+	$(BIN)/python -m analyses --data data --out reports
 
 clean:
 	rm -rf $(VENV) data reports/*.html .pytest_cache .hypothesis

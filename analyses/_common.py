@@ -1,0 +1,94 @@
+"""What every analysis shares: finding runs by their manifests, card masks, provenance."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from scopa_sim.cards import ITALIAN_40
+from scopa_sim.reporting import Page, render_page
+
+DATA = Path("data")
+REPORTS = Path("reports")
+
+
+class MissingData(LookupError):
+    """A run an analysis needs is not in the data folder."""
+
+
+@dataclass(frozen=True)
+class Run:
+    name: str
+    folder: Path
+    config: dict
+
+    @property
+    def mode(self) -> str:
+        return self.config["mode"]
+
+    def scan(self) -> pl.LazyFrame:
+        return pl.scan_parquet(self.folder)
+
+    def provenance(self, deals: int | None = None) -> dict:
+        """The row of the 'data' table of a page."""
+        if deals is None:
+            deals = self.scan().select(pl.struct("game", "deal").n_unique()).collect().item()
+        return {
+            "run": self.name,
+            "variant": self.config["variant_label"],
+            "players": ",".join(self.config["players"]),
+            "mode": self.mode,
+            "deals": f"{deals:,}",
+            "seed": self.config["seed"],
+        }
+
+
+def runs(data: Path = DATA) -> dict[str, Run]:
+    """Every complete run under ``data``, by name."""
+    found = {}
+    for manifest in sorted(Path(data).glob("*.manifest.json")):
+        info = json.loads(manifest.read_text())
+        if info.get("complete"):
+            folder = manifest.with_name(manifest.name.removesuffix(".manifest.json"))
+            found[info["config"]["name"]] = Run(info["config"]["name"], folder, info["config"])
+    return found
+
+
+def require(data: Path, name: str) -> Run:
+    found = runs(data)
+    if name not in found:
+        raise MissingData(f"run {name!r} is not in {data}/; run `make simulate` first")
+    return found[name]
+
+
+def has_card(card: int) -> pl.Expr:
+    """1 when the side captured ``card``, else 0 (from the ``captured`` bitmask)."""
+    return ((pl.col("captured") >> card) & 1).cast(pl.Int8)
+
+
+def count_rank(rank: int, pack=ITALIAN_40) -> pl.Expr:
+    """How many cards of ``rank`` the side captured."""
+    return (pl.col("captured") & pack.rank_mask(rank)).bitwise_count_ones().cast(pl.Int8)
+
+
+def main(build, argv=None) -> int:
+    """Run one analysis on its own: build its page and write it into ``--out``."""
+    parser = argparse.ArgumentParser(description=(build.__doc__ or "").strip().splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DATA, help="folder of simulated runs")
+    parser.add_argument("--out", type=Path, default=REPORTS, help="folder for the HTML pages")
+    args = parser.parse_args(argv)
+    try:
+        page: Page = build(args.data)
+    except MissingData as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / f"{page.slug}.html"
+    path.write_text(render_page(page), encoding="utf-8")
+    print(f"{path}: {page.finding}")
+    return 0
