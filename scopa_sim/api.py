@@ -156,7 +156,9 @@ def play_packs(
     The players' random numbers are keyed by (seed, pack index), as deal ``i`` of a run.
     """
     rules, players = resolve(rules, players)
-    cards = np.array([check_pack(rules, p) for p in packs], np.int8).reshape(len(packs), -1)
+    if not len(packs):
+        raise RulesError("no packs to play; give at least one pack")
+    cards = np.array([check_pack(rules, p) for p in packs], np.int8)
     n = len(cards)
     return record_deals(
         rules, players, cards, seed=seed, game=np.arange(n), deal=np.zeros(n, np.int64),

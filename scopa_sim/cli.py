@@ -70,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
             "completes only what is missing."
         ),
     )
+    sim.set_defaults(parser=sim)
     sim.add_argument("--config", type=Path, metavar="FILE.toml", help="a batch file of several runs")
     sim.add_argument("--variant", metavar="NAME", help=f"one of: {', '.join(PRESETS)}")
     sim.add_argument(
@@ -117,6 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
             "in turn order. Seat 0 leads; the last seat deals."
         ),
     )  # fmt: skip
+    rep.set_defaults(parser=rep)
     rep.add_argument("--run", type=Path, metavar="DIR", help="a run folder written by simulate")
     rep.add_argument("--game", type=int, default=0, metavar="G", help="game number (from 0)")
     rep.add_argument("--deal", type=int, default=0, metavar="D", help="deal number within the game")
@@ -138,6 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
             "p-values. An ARM is VARIANT[:KEY=VALUE,...], e.g. classic:forced_capture=true."
         ),
     )  # fmt: skip
+    cmp.set_defaults(parser=cmp)
     cmp.add_argument("arms", nargs="+", metavar="ARM", help="VARIANT[:KEY=VALUE,...]; the first is the baseline")
     cmp.add_argument("--players", required=True, metavar="NAME,NAME[,...]", help="one player per side, for every arm")
     unit = cmp.add_mutually_exclusive_group(required=True)
@@ -172,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
             "compare": _compare,
             "variants": _variants,
             "players": _players,
-        }[args.command](args, parser)
+        }[args.command](args, getattr(args, "parser", parser))
     except (*USER_ERRORS, ConfigError) as err:
         print(f"scopa-sim: error: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -241,9 +244,11 @@ _RUN_KEYS = {"name", "variant", "options", "players", "games", "deals", "seed", 
 def load_batch(path: Path, seed: int | None = None) -> list[tuple[RunConfig, int | None]]:
     """Read a batch file: ``[defaults]`` for every run, then ``[[run]]`` tables."""
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
     except OSError as err:
         raise ConfigError(f"cannot read {path}: {err.strerror}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path} is not a UTF-8 text file; a batch file is TOML text") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
@@ -270,6 +275,12 @@ def load_batch(path: Path, seed: int | None = None) -> list[tuple[RunConfig, int
                 raise ConfigError(f"{where}: missing {key!r}")
         if seed is None and "seed" not in merged:
             raise ConfigError(f"{where}: missing 'seed' (or give --seed)")
+        for key in ("variant", "name", "out"):
+            if key in merged and not isinstance(merged[key], str):
+                raise ConfigError(f"{where}: {key} must be text in quotes, not {merged[key]!r}")
+        players = merged["players"]
+        if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+            raise ConfigError(f'{where}: players must be a list of names, e.g. ["greedy", "random"]')
         options = merged.get("options", {})
         if not isinstance(options, dict):
             raise ConfigError(f"{where}: options must be a table, e.g. options = {{ target = 16 }}")
@@ -308,11 +319,11 @@ def _replay(args, parser) -> int:
         lines = [args.deck] if args.deck else _read_lines(args.decks_file)
         packs = []
         for n, line in enumerate(lines, 1):
+            where = f"{args.decks_file} line {n}" if args.decks_file else "--deck"
             try:
-                packs.append([int(x) for x in line.replace(" ", "").split(",")])
-            except ValueError:
-                where = f"{args.decks_file} line {n}" if args.decks_file else "--deck"
-                raise RulesError(f"{where}: a pack is card ids separated by commas") from None
+                packs.append(api.check_pack(rules, line.replace(" ", "").split(",")))
+            except RulesError as err:
+                raise RulesError(f"{where}: {err}") from None
         records = api.play_packs(rules, args.players.split(","), packs, seed=args.seed)
     for record in records:
         print(json.dumps(record.to_json()) if args.json else format_record(record))
@@ -321,9 +332,14 @@ def _replay(args, parser) -> int:
 
 def _read_lines(path: Path) -> list[str]:
     try:
-        return [line for line in path.read_text().splitlines() if line.strip()]
+        lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     except OSError as err:
         raise RulesError(f"cannot read {path}: {err.strerror}") from None
+    except UnicodeDecodeError:
+        raise RulesError(f"{path} is not a text file; write one pack per line") from None
+    if not lines:
+        raise RulesError(f"{path} holds no packs; write one pack per line (card ids and commas)")
+    return lines
 
 
 def format_record(record) -> str:

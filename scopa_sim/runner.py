@@ -10,6 +10,7 @@ command completes only the chunks whose file is missing.
 from __future__ import annotations
 
 import contextlib
+import os
 import platform
 import sys
 import time
@@ -70,12 +71,22 @@ class RunConfig:
             raise RunError(f"the number of {mode} must be positive, not {count}")
         if seed < 0:
             raise RunError(f"the seed must be zero or positive, not {seed}")
-        chunk_size = chunk_size or (20_000 if mode == "games" else 100_000)
+        chunk_size = (20_000 if mode == "games" else 100_000) if chunk_size is None else chunk_size
         if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size <= 0:
             raise RunError(f"the chunk size must be a positive whole number, not {chunk_size!r}")
         if isinstance(players, str):
             players = players.split(",")
-        out = Path(out)
+        if not isinstance(players, list | tuple) or not all(isinstance(p, str) for p in players):
+            raise RunError(f"players are names, one per side, e.g. greedy,random; not {players!r}")
+        if not isinstance(out, str | Path) or (name is not None and not isinstance(name, str)):
+            raise RunError("the output folder and the run name are text")
+        out = Path(out).absolute()
+        out = Path(os.path.normpath(out))
+        if not out.name or out == Path.cwd() or out in Path.cwd().parents:
+            raise RunError(
+                f"--out {out} would hold the run in the current folder or above it; "
+                "name a new folder, e.g. --out data/my-run"
+            )
         config = RunConfig(
             name=name or out.name,
             variant=variant,
@@ -199,7 +210,13 @@ def _backend(backend: str | None, workers: int, scheduler: str | None) -> Iterat
         except ImportError:
             raise RunError("the dask backend needs the dask extra: pip install 'scopa-sim[dask]'") from None
         if scheduler:
-            client = Client(scheduler, timeout="10s")
+            try:
+                client = Client(scheduler, timeout="10s")
+            except (OSError, ValueError, TimeoutError) as err:
+                raise RunError(
+                    f"cannot reach the Dask scheduler at {scheduler} ({type(err).__name__}); "
+                    "check the address (tcp://HOST:PORT) and that the scheduler is running"
+                ) from None
         else:
             cluster = LocalCluster(
                 n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
@@ -234,13 +251,19 @@ def run(
     if scheduler and backend != "dask":
         raise RunError("--scheduler goes with --backend dask")
     started = time.perf_counter()
+    if progress is None:
+        progress = sys.stderr.isatty()
+    # Connect to the workers before touching the output, so a bad backend leaves nothing.
+    with _backend(backend, workers, scheduler):
+        return _run_chunks(config, started, batch_size, workers, backend, progress)
+
+
+def _run_chunks(config, started, batch_size, workers, backend, progress) -> RunSummary:
     manifest, done = _open_run(config)
     summary = RunSummary(config, chunks_skipped=len(done))
     todo = [c for c in range(config.n_chunks) if c not in done]
-    if progress is None:
-        progress = sys.stderr.isatty()
     bar = _progress_bar(config, done, enabled=progress)
-    with bar, _backend(backend, workers, scheduler):
+    with bar:
         if workers == 1 and backend is None:
             results = (play_chunk(config, c, batch_size) for c in todo)
         else:

@@ -109,6 +109,12 @@ def write_manifest(folder: Path, manifest: dict) -> None:
 
 def prepare(folder: Path) -> None:
     """Create the run folder and its scratch folder, and prove they can be written."""
+    stray = [p.name for p in folder.iterdir() if not p.name.startswith("chunk-")] if folder.is_dir() else []
+    if stray:
+        raise StorageError(
+            f"{folder} holds files that are not part of a scopa-sim run ({', '.join(stray[:3])}); "
+            "choose an empty or new --out folder"
+        )
     try:
         folder.mkdir(parents=True, exist_ok=True)
         scratch = partial_dir(folder)
@@ -122,12 +128,6 @@ def prepare(folder: Path) -> None:
         raise StorageError(
             f"cannot write to {folder} ({err.strerror or err}); choose a writable --out folder"
         ) from None
-    stray = [p.name for p in folder.iterdir() if not p.name.startswith("chunk-")]
-    if stray:
-        raise StorageError(
-            f"{folder} holds files that are not part of a scopa-sim run ({', '.join(stray[:3])}); "
-            "choose an empty or new --out folder"
-        )
 
 
 def finish(folder: Path) -> None:

@@ -3,7 +3,8 @@
 Kept as the measured alternative to the numba kernel (``kernels.legal_actions``; the comparison
 is in docs/design.md) and as a second, independent implementation of RULES.md §3. Same contract:
 ``legal_actions(hands, tables, ranks, fewest, forced)`` returns ``(card int8[B, A],
-capture uint64[B, A], group int8[B, A], count int64[B])``. Actions are grouped by card in card
+capture uint64[B, A], group int8[B, A], count int64[B], n_cards int64[B])``, with the
+``fewest_cards`` and ``forced_capture`` options. Actions are grouped by card in card
 order, as in the kernel, but the captures of one card may come in another order.
 
 How it works, with no per-row Python loop:
@@ -14,8 +15,9 @@ How it works, with no per-row Python loop:
    (rank, multiplicity) slots and its multiplicities packed 4 bits per rank.
 2. Per row, the table's count per rank (packed the same way) and suit pattern per rank (4 bits).
 3. Candidates: every (row, hand card) pair gets the equal-rank partition of its value if the
-   table holds that rank, else every sum partition of its value. A partition is feasible iff
-   each rank's table count is at least its multiplicity: one SWAR subtraction on packed nibbles.
+   table holds that rank, else the sum partitions of its value that use only ranks on the
+   table (a table lookup by the set of ranks present). A candidate is feasible iff each rank's
+   table count is at least its multiplicity: one SWAR subtraction on the packed counts.
 4. A feasible partition expands to ``prod C(count_r, m_r)`` card sets. Each set's index is
    decoded in mixed radix into one ``m_r``-subset per rank, looked up in a table of the subsets
    of each 4-bit suit pattern, and spread to card bits.
@@ -34,18 +36,22 @@ from itertools import combinations
 
 import numpy as np
 
-_SLOTS = 4  # distinct ranks in a partition: 1 + 2 + 3 + 4 > 9, 1 + 2 + 3 + 4 + 5 > 13
+_SLOTS = 4  # distinct ranks in a partition: five distinct ranks sum to at least 15 > 13
 _HIGH = 0x8  # high bit of each 4-bit field (counts are at most 4, so no borrow crosses fields)
 
 
 @dataclass(frozen=True)
 class Tables:
-    """Precomputed tables for a pack of ``ranks`` ranks (index = rank - 1 for ranks)."""
+    """Precomputed tables for a pack of ``ranks`` ranks; a rank index is rank - 1."""
 
     ranks: int
-    eq: np.ndarray  # int64[ranks]: index of the equal-rank partition [v] of each value
-    sum_start: np.ndarray  # int64[ranks]: first sum partition of each value
-    sum_count: np.ndarray  # int64[ranks]: number of sum partitions of each value
+    # Candidates: partition ``v - 1`` is [v]; the sum partitions of v using only ranks present
+    # on the table (``present``, bit r - 1 for rank r < v) are
+    # ``flat[start[key] : start[key] + count[key]]`` with ``key = key_base[v - 1] + present``.
+    flat: np.ndarray  # int64[F]: partition indices
+    start: np.ndarray  # int64[K]
+    count: np.ndarray  # int64[K]
+    key_base: np.ndarray  # int64[ranks]
     packed: np.ndarray  # int64[P]: multiplicities, 4 bits per rank
     size: np.ndarray  # int64[P]: number of cards taken
     slot_rank: np.ndarray  # int64[P, 4]: rank index of each slot (0 in unused slots)
@@ -71,17 +77,26 @@ def _partitions(v: int, largest: int):
                 yield (part,) * times + rest
 
 
+def _exclusive_cumsum(x: np.ndarray) -> np.ndarray:
+    out = np.cumsum(x)
+    out -= x
+    return out
+
+
 @cache
 def tables(ranks: int) -> Tables:
     """The tables for a pack with ``ranks`` ranks (10: Italian, 13: French)."""
-    parts: list[tuple[int, ...]] = []
-    eq, sum_start, sum_count = [], [], []
+    parts: list[tuple[int, ...]] = [(v,) for v in range(1, ranks + 1)]
+    flat, start, count, key_base = list(range(ranks)), [], [], []
     for v in range(1, ranks + 1):
-        eq.append(len(parts))
-        parts.append((v,))
         sums = [p for p in _partitions(v, v - 1) if len(p) >= 2]
-        sum_start.append(len(parts))
-        sum_count.append(len(sums))
+        uses = np.array([sum(1 << (r - 1) for r in set(p)) for p in sums], np.int64)
+        present = np.arange(1 << (v - 1))
+        fits = (uses[None, :] & ~present[:, None]) == 0  # [key, partition]
+        key_base.append(len(start))
+        start += (len(flat) + _exclusive_cumsum(fits.sum(axis=1))).tolist()
+        count += fits.sum(axis=1).tolist()
+        flat += (len(parts) + np.nonzero(fits)[1]).tolist()
         parts += sums
     n = len(parts)
     packed = np.zeros(n, np.int64)
@@ -104,9 +119,10 @@ def tables(ranks: int) -> Tables:
     )
     return Tables(
         ranks=ranks,
-        eq=np.array(eq, np.int64),
-        sum_start=np.array(sum_start, np.int64),
-        sum_count=np.array(sum_count, np.int64),
+        flat=np.array(flat, np.int64),
+        start=np.array(start, np.int64),
+        count=np.array(count, np.int64),
+        key_base=np.array(key_base, np.int64),
         packed=packed,
         size=np.array([len(p) for p in parts], np.int64),
         slot_rank=slot_rank,
@@ -124,13 +140,7 @@ def tables(ranks: int) -> Tables:
     )
 
 
-def _exclusive_cumsum(x: np.ndarray) -> np.ndarray:
-    out = np.cumsum(x)
-    out -= x
-    return out
-
-
-def legal_actions(hands, tables_, ranks: int, fewest: bool, forced: bool, width: int = 12):
+def legal_actions(hands, tables_, ranks: int, fewest: bool, forced: bool, width: int = 16):
     """Padded legal actions of a batch, as ``kernels.legal_actions`` (``width`` is ignored:
     the output is always exactly as wide as the largest row)."""
     t = tables(ranks)
@@ -142,27 +152,35 @@ def legal_actions(hands, tables_, ranks: int, fewest: bool, forced: bool, width:
     # ``suit`` of the rank's field), then the count per rank (a SWAR popcount of each field).
     low = np.uint64((1 << ranks) - 1)
     pattern = np.zeros(n_rows, np.int64)
+    present = np.zeros(n_rows, np.int64)
     for suit in range(4):
-        pattern |= t.deposit[(table >> np.uint64(ranks * suit)) & low] << suit
+        ranks_of_suit = (table >> np.uint64(ranks * suit)) & low
+        pattern |= t.deposit[ranks_of_suit] << suit
+        present |= ranks_of_suit.astype(np.int64)
     counts = pattern - ((pattern >> 1) & t.fives)
     counts = (counts & t.threes) + ((counts >> 2) & t.threes)
 
-    # (row, hand card) pairs, in row then card order, and their candidate partitions.
+    # (row, hand card) pairs, in row then card order.
     rest = hands.copy()
-    cards = np.full((n_rows, int(np.bitwise_count(hands).max()) if n_rows else 0), -1, np.int64)
+    cards = np.empty((n_rows, int(np.bitwise_count(hands).max()) if n_rows else 0), np.int64)
     for j in range(cards.shape[1]):
         lowest = rest & (~rest + np.uint64(1))
-        cards[:, j] = np.where(rest != 0, np.bitwise_count(lowest - np.uint64(1)).astype(np.int64), -1)
+        cards[:, j] = np.bitwise_count(lowest - np.uint64(1))  # 64 once the hand is exhausted
         rest ^= lowest
-    pair_row, j = np.nonzero(cards >= 0)
+    pair_row, j = np.nonzero(cards < 64)
     pair_card = cards[pair_row, j]
     n_pairs = len(pair_row)
+
+    # Candidate partitions of each pair: [v] if the table holds rank v, else the sum
+    # partitions of v whose ranks are all on the table.
     value = pair_card % ranks
-    equal = (counts[pair_row] >> (4 * value)) & 15 > 0
-    first = np.where(equal, t.eq[value], t.sum_start[value])
-    n_cand = np.where(equal, 1, t.sum_count[value])
+    equal = ((counts[pair_row] >> (4 * value)) & 15) > 0
+    key = t.key_base[value] + (present[pair_row] & ((1 << value) - 1))
+    first = np.where(equal, value, t.start[key])
+    n_cand = np.where(equal, 1, t.count[key])
     cand_pair = np.repeat(np.arange(n_pairs), n_cand)
-    cand = first[cand_pair] + np.arange(len(cand_pair)) - _exclusive_cumsum(n_cand)[cand_pair]
+    within = np.arange(len(cand_pair)) - _exclusive_cumsum(n_cand)[cand_pair]
+    cand = t.flat[first[cand_pair] + within]
 
     # Feasible iff every rank's count >= its multiplicity: no field's high bit is borrowed.
     feasible = ((counts[pair_row[cand_pair]] | t.high) - t.packed[cand]) & t.high == t.high
@@ -222,14 +240,15 @@ def legal_actions(hands, tables_, ranks: int, fewest: bool, forced: bool, width:
     out_card[row, slot] = pair_card[pair]
     out_capture[row, slot] = mask
     out_group[row, slot] = pair_group[pair]
-    return out_card, out_capture, out_group, count
+    return out_card, out_capture, out_group, count, n_playable
 
 
 # Verification and measurement (python -m scopa_sim.engine.tables) -----------------------------
 
 
 def play_states(deals: int, seed: int = 0, players=("random", "random"), rules="classic"):
-    """The (hand, table) of every decision point met while playing ``deals`` deals."""
+    """``(hands, tables)``: the acting hand and the table at every decision point met while
+    playing ``deals`` deals, in play order."""
     from scopa_sim import api
     from scopa_sim.players import player
 
@@ -243,27 +262,28 @@ def play_states(deals: int, seed: int = 0, players=("random", "random"), rules="
             seen.append((obs.hand.copy(), obs.table.copy()))
             return self.inner.act(obs, legal, rng)
 
-    chosen = [Recorder(player(p)) for p in players]
-    api.play_deals(rules, chosen, deals=deals, seed=seed)
+    api.play_deals(rules, [Recorder(player(p)) for p in players], deals=deals, seed=seed)
     return np.concatenate([h for h, _ in seen]), np.concatenate([t for _, t in seen])
 
 
 def random_states(n: int, seed: int = 0, ranks: int = 10, max_table: int = 12, max_hand: int = 3):
     """``n`` random states: a table of 0..``max_table`` cards and a disjoint hand of
-    1..``max_hand`` cards, uniformly sized."""
+    1..``max_hand`` cards, each size uniform."""
     rng = np.random.default_rng(seed)
     order = rng.permuted(np.tile(np.arange(4 * ranks, dtype=np.uint64), (n, 1)), axis=1)
-    t_size = rng.integers(0, max_table + 1, n)[:, None]
-    h_size = rng.integers(1, max_hand + 1, n)[:, None]
-    col = np.arange(4 * ranks)[None, :]
+    table_size = rng.integers(0, max_table + 1, n)[:, None]
+    hand_end = table_size + rng.integers(1, max_hand + 1, n)[:, None]
+    column = np.arange(4 * ranks)[None, :]
     bit = np.uint64(1) << order
-    table = np.where(col < t_size, bit, np.uint64(0))
-    hand = np.where((col >= t_size) & (col < t_size + h_size), bit, np.uint64(0))
-    return np.bitwise_or.reduce(hand, axis=1), np.bitwise_or.reduce(table, axis=1)
+    zero = np.uint64(0)
+    hands = np.where((column >= table_size) & (column < hand_end), bit, zero)
+    tables_ = np.where(column < table_size, bit, zero)
+    return np.bitwise_or.reduce(hands, axis=1), np.bitwise_or.reduce(tables_, axis=1)
 
 
-def as_sets(card, capture, count) -> list[set[tuple[int, int]]]:
+def as_sets(actions) -> list[set[tuple[int, int]]]:
     """Each row's actions as a set of (card, capture mask)."""
+    card, capture, count = actions[0], actions[1], actions[3]
     return [
         set(zip(card[b, : count[b]].tolist(), capture[b, : count[b]].tolist(), strict=True))
         for b in range(len(count))
@@ -271,6 +291,7 @@ def as_sets(card, capture, count) -> list[set[tuple[int, int]]]:
 
 
 def reference_sets(variant, hands, tables_) -> list[set[tuple[int, int]]]:
+    """The reference engine's actions of each state, as :func:`as_sets`."""
     from scopa_sim.cards import cards_of, mask_of
     from scopa_sim.engine import reference
 
@@ -283,19 +304,26 @@ def reference_sets(variant, hands, tables_) -> list[set[tuple[int, int]]]:
     ]
 
 
-def check_groups(card, group, count) -> bool:
-    """Groups number the distinct cards of each row 0, 1, ... in slot order; padding is -1."""
+def well_formed(actions) -> bool:
+    """Padding is -1; groups number each row's cards 0, 1, ... in slot order (each card's
+    actions contiguous), and ``n_cards`` counts them."""
+    card, _, group, count, n_cards = actions
     valid = np.arange(card.shape[1])[None, :] < count[:, None]
     if (card[~valid] != -1).any() or (group[~valid] != -1).any():
         return False
     new_card = np.ones_like(valid)
     new_card[:, 1:] = card[:, 1:] != card[:, :-1]
     expected = np.cumsum(new_card & valid, axis=1) - 1
-    return bool((group[valid] == expected[valid]).all())
+    distinct = [len(set(card[b, : count[b]].tolist())) for b in range(len(count))]
+    return bool(
+        (group[valid] == expected[valid]).all()
+        and (expected.max(axis=1) + 1 == n_cards).all()
+        and (np.array(distinct) == n_cards).all()
+    )
 
 
-def throughput(fn, hands, tables_, batch: int, ranks: int = 10, repeats: int = 3) -> float:
-    """Decision points per second of ``fn`` over all states in batches (median of repeats)."""
+def throughput(fn, hands, tables_, batch: int, ranks: int = 10, repeats: int = 5) -> float:
+    """Decision points per second of ``fn`` over the states, ``batch`` at a time (median)."""
     import time
 
     times = []
@@ -307,6 +335,27 @@ def throughput(fn, hands, tables_, batch: int, ranks: int = 10, repeats: int = 3
     return (len(hands) // batch) * batch / float(np.median(times))
 
 
+def engine_throughput(fn, deals: int, players=("greedy", "greedy"), repeats: int = 3) -> float:
+    """Deals per second of ``api.play_deals`` with ``fn`` swapped in for the kernel (median)."""
+    import time
+
+    from scopa_sim import api
+    from scopa_sim.engine import batch as engine
+
+    saved = engine.legal_actions
+    engine.legal_actions = fn
+    try:
+        api.play_deals("classic", players, deals=1000, seed=0)
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            api.play_deals("classic", players, deals=deals, seed=1)
+            times.append(time.perf_counter() - start)
+    finally:
+        engine.legal_actions = saved
+    return deals / float(np.median(times))
+
+
 def _main() -> None:
     import argparse
     import json
@@ -316,24 +365,32 @@ def _main() -> None:
     from scopa_sim.rules import variant
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deals", type=int, default=2000, help="deals played to collect states")
+    parser.add_argument("--deals", type=int, default=2000, help="deals played to record states")
     args = parser.parse_args()
-    hands, tables_ = play_states(args.deals, seed=1)
-    print(f"{len(hands)} states from {args.deals} random-vs-random deals", file=sys.stderr)
-    for options in ({}, {"fewest_cards": True}, {"forced_capture": True}):
-        rules = variant("classic", **options)
-        mine = legal_actions(hands, tables_, 10, rules.fewest_cards, rules.forced_capture)
-        agree = as_sets(mine[0], mine[1], mine[3]) == reference_sets(rules, hands, tables_)
-        print(f"{rules.describe()}: agrees with reference: {agree}, groups ok: "
-              f"{check_groups(mine[0], mine[2], mine[3])}", file=sys.stderr)  # fmt: skip
 
-    states = np.tile(hands, 4), np.tile(tables_, 4)  # enough for several batches of 16384
-    kernels.legal_actions(hands[:100], tables_[:100], 10, False, False)  # compile
+    def say(*text):
+        print(*text, file=sys.stderr, flush=True)
+
+    played = play_states(args.deals, seed=1)
+    synthetic = random_states(20_000, seed=1)
+    say(f"{len(played[0])} states from {args.deals} random-vs-random deals, 20000 synthetic")
+    for label, (hands, tables_) in (("played", played), ("synthetic", synthetic)):
+        for options in ({}, {"fewest_cards": True}, {"forced_capture": True}):
+            rules = variant("classic", **options)
+            mine = legal_actions(hands, tables_, 10, rules.fewest_cards, rules.forced_capture)
+            same = as_sets(mine) == reference_sets(rules, hands, tables_)
+            say(label, rules.describe(), "same as reference:", same, "ok:", well_formed(mine))
+
+    states = np.tile(played[0], 4), np.tile(played[1], 4)  # several batches of 16384
+    kernels.legal_actions(played[0][:100], played[1][:100], 10, False, False)  # compile
     rows = []
     for name, fn in (("numba kernel", kernels.legal_actions), ("numpy tables", legal_actions)):
+        row = {"implementation": name}
         for batch in (4096, 16384):
-            rate = throughput(fn, *states, batch)
-            rows.append({"implementation": name, "batch": batch, "decisions_per_second": round(rate)})
+            row[f"decisions_per_second_{batch}"] = round(throughput(fn, *states, batch))
+        row["engine_deals_per_second"] = round(engine_throughput(fn, 100_000))
+        say(row)
+        rows.append(row)
     print(json.dumps(rows, indent=1))
 
 

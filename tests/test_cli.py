@@ -1,0 +1,788 @@
+"""The ``scopa-sim`` command line.
+
+Bad input gets exactly one line on stderr saying what is wrong (and how to fix it), exit status
+2, no traceback, and leaves no output that looks complete. Good input: the help of every command
+names every option; ``variants`` and ``players`` list one line each; ``replay`` prints deals
+(text or JSON) from explicit packs or from a recorded run, agreeing with the run's data;
+``simulate --config`` runs every run of a batch file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from scopa_sim import cli, runner, seeding, storage
+from scopa_sim.players import PLAYERS
+from scopa_sim.rules import CATEGORIES, OPTIONS, PRESETS, variant
+
+PYTHON = sys.executable
+KINGS = (9, 19, 29, 39)
+PREFIXES = ("scopa-sim: error:", "scopa-sim simulate: error:", "scopa-sim replay: error:")
+
+
+def scopa_sim(capsys, *args) -> tuple[int, str, str]:
+    """Run the command line in this process: (exit status, stdout, stderr)."""
+    try:
+        status = cli.main([str(a) for a in args])
+    except SystemExit as exit:  # argparse: --help, and its own errors
+        status = exit.code
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def assert_bad_input(status, out, err, *fragments) -> str:
+    assert status == 2, f"exit status {status}; stderr: {err!r}"
+    assert "Traceback" not in err
+    lines = err.splitlines()
+    assert len(lines) == 1, f"stderr must be one line, got:\n{err}"
+    assert lines[0].startswith(PREFIXES), lines[0]
+    for fragment in fragments:
+        assert fragment in lines[0], f"{fragment!r} not in {lines[0]!r}"
+    assert out == ""
+    return lines[0]
+
+
+def complete_manifests(root: Path) -> list[Path]:
+    return [p for p in root.rglob("*.manifest.json") if json.loads(p.read_text()).get("complete")]
+
+
+def random_pack(seed: int, index: int = 0) -> list[int]:
+    """A shuffled pack that is not a throw-in."""
+    key = seeding.stream_key(seed, seeding.PACKS)
+    for attempt in range(100):
+        pack = seeding.packs(key, np.array([index]), np.array([0]), np.array([attempt]), 40)[0]
+        if len(set(KINGS) & set(pack[:4].tolist())) < 3:
+            return pack.tolist()
+    raise AssertionError("no playable pack")
+
+
+def throw_in_pack() -> list[int]:
+    """A pack whose four table cards hold three kings."""
+    table = [9, 19, 0, 29]
+    return table + [c for c in range(40) if c not in table]
+
+
+def joined(pack) -> str:
+    return ",".join(map(str, pack))
+
+
+# bad input -------------------------------------------------------------------------------------
+
+SIM = [
+    "simulate",
+    "--variant",
+    "classic",
+    "--players",
+    "greedy,random",
+    "--games",
+    "50",
+    "--seed",
+    "1",
+]
+
+
+def _with(args: list[str], flag: str, value: str | None) -> list[str]:
+    """``args`` with ``flag`` set to ``value`` (removed when ``value`` is None)."""
+    out, i = [], 0
+    while i < len(args):
+        if args[i] == flag:
+            i += 2
+            continue
+        out.append(args[i])
+        i += 1
+    return out if value is None else [*out, flag, value]
+
+
+SIMULATE_BAD = {
+    # unknown names: the message lists the valid ones
+    "unknown variant": (_with(SIM, "--variant", "scopone-x"), ["scopone-x", *PRESETS]),
+    "unknown option": ([*SIM, "--option", "speed=3"], ["speed", *OPTIONS]),
+    "option not key=value": ([*SIM, "--option", "target"], ["KEY=VALUE"]),
+    "unknown player": (_with(SIM, "--players", "greedy,clever"), ["clever", *PLAYERS]),
+    "empty player": (_with(SIM, "--players", "greedy,"), list(PLAYERS)),
+    # players for the variant
+    "3 players for classic": (
+        _with(SIM, "--players", "greedy,random,greedy"),
+        ["2 players", "got 3"],
+    ),
+    "2 players for classic-3p": (_with(SIM, "--variant", "classic-3p"), ["3 players", "got 2"]),
+    "4 players for classic-4p": (
+        _with(_with(SIM, "--variant", "classic-4p"), "--players", "greedy,random,greedy,random"),
+        ["2 players", "got 4"],
+    ),
+    # counts
+    "zero games": (_with(SIM, "--games", "0"), ["0", "positive"]),
+    "negative games": (_with(SIM, "--games", "-3"), ["-3"]),
+    "games not a number": (_with(SIM, "--games", "ten"), ["ten"]),
+    "fractional games": (_with(SIM, "--games", "2.5"), ["2.5"]),
+    "zero deals": ([*_with(SIM, "--games", None), "--deals", "0"], ["0"]),
+    "games and deals": ([*SIM, "--deals", "10"], ["--deals"]),
+    "no games or deals": (_with(SIM, "--games", None), ["--games or --deals"]),
+    "zero workers": ([*SIM, "--workers", "0"], ["0"]),
+    "negative workers": ([*SIM, "--workers", "-2"], ["-2"]),
+    "workers not a number": ([*SIM, "--workers", "two"], ["two"]),
+    "zero chunk size": ([*SIM, "--chunk-size", "0"], ["0"]),
+    "zero batch size": ([*SIM, "--batch-size", "0"], ["0"]),
+    "negative seed": (_with(SIM, "--seed", "-1"), ["-1"]),
+    "seed not a number": (_with(SIM, "--seed", "x1"), ["x1"]),
+    "no seed": (_with(SIM, "--seed", None), ["--seed"]),
+    # option values
+    "target not a number": ([*SIM, "--option", "target=abc"], ["target", "abc"]),
+    "target zero": ([*SIM, "--option", "target=0"], ["target", "0"]),
+    "target too big": ([*SIM, "--option", "target=100000"], ["target", "100000"]),
+    "bool option": ([*SIM, "--option", "throw_in=maybe"], ["throw_in", "maybe", "true"]),
+    "enum option": ([*SIM, "--option", "primiera=best"], ["primiera", "best", "standard"]),
+    "napola value": ([*SIM, "--option", "napola=7"], ["napola", "sequence"]),
+    # backends
+    "unknown backend": ([*SIM, "--backend", "spark"], ["spark", "dask"]),
+    "scheduler without dask": ([*SIM, "--scheduler", "tcp://127.0.0.1:8786"], ["--backend dask"]),
+}
+
+
+@pytest.mark.parametrize("case", list(SIMULATE_BAD))
+def test_simulate_bad_input(capsys, tmp_path, case):
+    args, fragments = SIMULATE_BAD[case]
+    out = tmp_path / "out"
+    status, stdout, err = scopa_sim(capsys, *args, "--out", out)
+    assert_bad_input(status, stdout, err, *fragments)
+    assert list(tmp_path.iterdir()) == [], "bad input left files behind"
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        "{tmp}/file.txt/out",  # under a regular file: not even root can write there
+        "{tmp}/file.txt/deep/er/out",
+        "/proc/scopa-sim-test-out",
+    ],
+)
+def test_simulate_output_folder_that_cannot_be_written(capsys, tmp_path, where):
+    (tmp_path / "file.txt").write_text("a file, not a folder\n")
+    out = where.format(tmp=tmp_path)
+    status, stdout, err = scopa_sim(capsys, *SIM, "--out", out)
+    line = assert_bad_input(status, stdout, err, out, "--out")
+    assert "cannot write" in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file.txt"]
+    assert not Path(out).exists()
+
+
+def test_simulate_run_folder_of_another_configuration(capsys, tmp_path):
+    out = tmp_path / "run"
+    status, stdout, err = scopa_sim(capsys, *SIM, "--out", out)
+    assert status == 0, err
+    before = storage.manifest_path(out).read_text()
+    chunks = {p.name: p.read_bytes() for p in out.iterdir()}
+    for change in (
+        ("--seed", "2"),
+        ("--players", "greedy,greedy"),
+        ("--games", "60"),
+        ("--chunk-size", "10"),
+        ("--name", "other"),
+    ):
+        args = _with(SIM, change[0], None) + list(change)
+        status, stdout, err = scopa_sim(capsys, *args, "--out", out)
+        assert_bad_input(status, stdout, err, str(out), "another run", "--out")
+    status, stdout, err = scopa_sim(capsys, *SIM, "--option", "target=16", "--out", out)
+    assert_bad_input(status, stdout, err, "another run")
+    assert storage.manifest_path(out).read_text() == before
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == chunks
+    # the same command again is fine and plays nothing
+    status, stdout, err = scopa_sim(capsys, *SIM, "--out", out, "--workers", "1")
+    assert status == 0, err
+    assert "0 chunks played, 1 already done" in stdout
+
+
+def test_simulate_folder_with_foreign_files(capsys, tmp_path):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "thesis.tex").write_text("\\documentclass{article}\n")
+    status, stdout, err = scopa_sim(capsys, *SIM, "--out", out)
+    assert_bad_input(status, stdout, err, "thesis.tex")
+    assert complete_manifests(tmp_path) == []
+    assert [p.name for p in out.iterdir()] == ["thesis.tex"]
+
+
+# batch files
+
+GOOD_RUN = (
+    '\n[[run]]\nname = "a"\nvariant = "classic"\nplayers = ["greedy", "random"]\ngames = 20\n'
+)
+
+TOML_BAD = {
+    "malformed": ("[defaults]\nseed = 1\nplayers = [greedy, random]\n", ["line 3"]),
+    "malformed later": (GOOD_RUN + 'seed = 1\nout = "x\n', ["line 8"]),
+    "unknown table": ("[runs]\nname = 1\n", ["runs", "[[run]]"]),
+    "no runs": ("[defaults]\nseed = 1\n", ["[[run]]"]),
+    "unknown key": (GOOD_RUN + "seed = 1\ngamez = 5\n", ["gamez"]),
+    "games and deals": (GOOD_RUN + "seed = 1\ndeals = 5\n", ["games or deals"]),
+    "missing seed": (GOOD_RUN, ["seed"]),
+    "missing players": (
+        '[[run]]\nname = "a"\nvariant = "classic"\ngames = 20\nseed = 1\n',
+        ["players"],
+    ),
+    "unknown variant": (
+        GOOD_RUN.replace('"classic"', '"clasic"') + "seed = 1\n",
+        ["clasic", *PRESETS],
+    ),
+    "unknown player": (GOOD_RUN.replace('"random"', '"smart"') + "seed = 1\n", ["smart", *PLAYERS]),
+    "wrong players": (GOOD_RUN.replace('"classic"', '"classic-3p"') + "seed = 1\n", ["3 players"]),
+    "unknown option": (GOOD_RUN + "seed = 1\noptions = { speed = 2 }\n", ["speed", *OPTIONS]),
+    "option type": (GOOD_RUN + 'seed = 1\noptions = { target = "many" }\n', ["target", "many"]),
+    "option range": (GOOD_RUN + "seed = 1\noptions = { target = 0 }\n", ["target"]),
+    "option bool": (GOOD_RUN + "seed = 1\noptions = { re_bello = 3 }\n", ["re_bello"]),
+    "options not a table": (GOOD_RUN + "seed = 1\noptions = 3\n", ["options"]),
+    "zero games": (GOOD_RUN.replace("20", "0") + "seed = 1\n", ["positive"]),
+    "games as text": (GOOD_RUN.replace("20", '"20"') + "seed = 1\n", ["'20'"]),
+    "fractional games": (GOOD_RUN.replace("20", "2.5") + "seed = 1\n", ["2.5"]),
+    "negative seed": (GOOD_RUN + "seed = -4\n", ["-4"]),
+    "zero workers": (GOOD_RUN + "seed = 1\nworkers = 0\n", ["workers"]),
+    "zero chunk size": (GOOD_RUN + "seed = 1\nchunk_size = 0\n", ["chunk size"]),
+    "second run bad": (
+        "[defaults]\nseed = 1\n"
+        + GOOD_RUN
+        + GOOD_RUN.replace('"a"', '"b"').replace("greedy", "gredy"),
+        ["run 2", "gredy"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(TOML_BAD))
+def test_simulate_bad_batch_file(capsys, tmp_path, monkeypatch, case):
+    text, fragments = TOML_BAD[case]
+    monkeypatch.chdir(tmp_path)  # runs go to ./data/NAME by default
+    path = tmp_path / "batch.toml"
+    path.write_text(text)
+    status, stdout, err = scopa_sim(capsys, "simulate", "--config", path)
+    assert_bad_input(status, stdout, err, str(path), *fragments)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["batch.toml"], "no run may start"
+
+
+def test_malformed_toml_names_the_file_and_line(capsys, tmp_path):
+    path = tmp_path / "runs.toml"
+    path.write_text('[defaults]\nseed = 3\n\n[[run]]\nname = "a"\nplayers = greedy\n')
+    status, stdout, err = scopa_sim(capsys, "simulate", "--config", path)
+    line = assert_bad_input(status, stdout, err, str(path), "line 6")
+    assert re.search(r"\bline 6\b", line)
+
+
+def test_batch_file_that_cannot_be_read(capsys, tmp_path):
+    path = tmp_path / "missing.toml"
+    status, stdout, err = scopa_sim(capsys, "simulate", "--config", path)
+    assert_bad_input(status, stdout, err, str(path))
+    status, stdout, err = scopa_sim(capsys, "simulate", "--config", tmp_path)  # a folder
+    assert_bad_input(status, stdout, err, str(tmp_path))
+
+
+def test_config_and_single_run_options_together(capsys, tmp_path):
+    path = tmp_path / "runs.toml"
+    path.write_text(GOOD_RUN + "seed = 1\n")
+    status, stdout, err = scopa_sim(capsys, "simulate", "--config", path, "--variant", "classic")
+    assert_bad_input(status, stdout, err, "--config", "--variant")
+
+
+# replay
+
+REPLAY = ["replay", "--variant", "classic", "--players", "greedy,random"]
+
+
+def _replay_bad_cases():
+    pack = random_pack(1)
+    return {
+        "39 cards": ([*REPLAY, "--deck", joined(pack[:-1])], ["0..39", "39"]),
+        "41 cards": ([*REPLAY, "--deck", joined([*pack, 5])], ["0..39"]),
+        "repeated card": ([*REPLAY, "--deck", joined([*pack[:-1], pack[0]])], ["0..39"]),
+        "unknown card": ([*REPLAY, "--deck", joined([*pack[:-1], 40])], ["40"]),
+        "negative card": ([*REPLAY, "--deck", joined([*pack[:-1], -1])], ["-1"]),
+        "not numbers": ([*REPLAY, "--deck", "AD,2D,3D"], ["--deck", "card ids"]),
+        "empty deck": ([*REPLAY, "--deck", ","], ["--deck"]),
+        "unknown variant": (
+            [*_with(REPLAY, "--variant", "tressette"), "--deck", joined(pack)],
+            list(PRESETS),
+        ),
+        "unknown player": (
+            [*_with(REPLAY, "--players", "greedy,oracle"), "--deck", joined(pack)],
+            list(PLAYERS),
+        ),
+        "wrong players": ([*_with(REPLAY, "--players", "greedy"), "--deck", joined(pack)], ["2"]),
+        "option value": (
+            [*REPLAY, "--option", "fewest_cards=perhaps", "--deck", joined(pack)],
+            ["fewest_cards"],
+        ),
+        "no deck": (REPLAY, ["--deck"]),
+        "no players": ([*_with(REPLAY, "--players", None), "--deck", joined(pack)], ["--players"]),
+        "seed": ([*REPLAY, "--seed", "-5", "--deck", joined(pack)], ["-5"]),
+        "game not a number": (["replay", "--run", "somewhere", "--game", "first"], ["first"]),
+    }
+
+
+REPLAY_BAD = _replay_bad_cases()
+
+
+@pytest.mark.parametrize("case", list(REPLAY_BAD))
+def test_replay_bad_input(capsys, case):
+    args, fragments = REPLAY_BAD[case]
+    status, stdout, err = scopa_sim(capsys, *args)
+    assert_bad_input(status, stdout, err, *fragments)
+
+
+def test_replay_bad_decks_file(capsys, tmp_path):
+    path = tmp_path / "packs.txt"
+    path.write_text(joined(random_pack(1)) + "\n" + "1,2,x\n")
+    status, stdout, err = scopa_sim(capsys, *REPLAY, "--decks-file", path)
+    assert_bad_input(status, stdout, err, str(path), "line 2")
+    path.write_text(joined(random_pack(1)) + "\n" + joined(random_pack(2)[:-1]) + "\n")
+    status, stdout, err = scopa_sim(capsys, *REPLAY, "--decks-file", path)
+    assert_bad_input(status, stdout, err, "0..39")
+    status, stdout, err = scopa_sim(capsys, *REPLAY, "--decks-file", tmp_path / "none.txt")
+    assert_bad_input(status, stdout, err, "none.txt")
+
+
+def test_replay_bad_run(capsys, small_run):
+    folder, _ = small_run
+    status, stdout, err = scopa_sim(capsys, "replay", "--run", folder.parent / "nowhere")
+    assert_bad_input(status, stdout, err, "nowhere")
+    for game, deal in ((10**6, 0), (0, 99), (-1, 0)):
+        status, stdout, err = scopa_sim(
+            capsys, "replay", "--run", folder, "--game", game, "--deal", deal
+        )
+        assert_bad_input(status, stdout, err, f"game {game}")
+
+
+def test_usage_errors(capsys):
+    for args in ([], ["play"], ["simulate", "--frobnicate"], ["replay", "--json", "extra"]):
+        status, stdout, err = scopa_sim(capsys, *args)
+        assert_bad_input(status, stdout, err)
+
+
+def test_bad_input_through_the_real_command(tmp_path):
+    """A few of the above through ``python -m scopa_sim``: exit status and stderr of a process."""
+    (tmp_path / "file.txt").write_text("x\n")
+    toml = tmp_path / "bad.toml"
+    toml.write_text("[[run]]\nname = 'a'\nplayers = [greedy]\n")
+    existing = tmp_path / "existing"
+    commands = {
+        "variant": [*_with(SIM, "--variant", "nope"), "--out", tmp_path / "a"],
+        "count": [*_with(SIM, "--games", "0"), "--out", tmp_path / "b"],
+        "option": [*SIM, "--option", "target=x", "--out", tmp_path / "c"],
+        "toml": ["simulate", "--config", toml],
+        "out": [*SIM, "--out", tmp_path / "file.txt" / "out"],
+        "deck": [*REPLAY, "--deck", "1,2,3"],
+        "another run": [*_with(SIM, "--seed", "2"), "--out", existing],
+    }
+    first = subprocess.run(
+        [PYTHON, "-m", "scopa_sim", *map(str, SIM), "--out", str(existing)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    procs = {
+        name: subprocess.Popen(
+            [PYTHON, "-m", "scopa_sim", *map(str, args)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name, args in commands.items()
+    }
+    errors = {}
+    for name, proc in procs.items():
+        stdout, stderr = proc.communicate(timeout=60)
+        assert proc.returncode == 2, (name, stderr)
+        assert "Traceback" not in stderr, name
+        assert len(stderr.splitlines()) == 1, (name, stderr)
+        assert stderr.startswith(PREFIXES), (name, stderr)
+        assert stdout == "", name
+        errors[name] = stderr
+    assert str(toml) in errors["toml"] and "line 3" in errors["toml"]
+    assert all(v in errors["variant"] for v in PRESETS)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "bad.toml", "existing", "existing.manifest.json", "file.txt",
+    ]  # fmt: skip
+    assert [p.name for p in complete_manifests(tmp_path)] == ["existing.manifest.json"]
+    assert json.loads((tmp_path / "existing.manifest.json").read_text())["config"]["seed"] == 1
+
+
+# help and listings -----------------------------------------------------------------------------
+
+
+def _subparsers():
+    parser = cli.build_parser()
+    action = next(a for a in parser._actions if a.dest == "command")
+    return parser, action.choices
+
+
+EXPECTED_OPTIONS = {
+    "simulate": [
+        "--config", "--variant", "--option", "--players", "--games", "--deals", "--seed",
+        "--workers", "--out", "--name", "--backend", "--scheduler", "--chunk-size",
+        "--batch-size", "--progress", "--no-progress",
+    ],
+    "replay": [
+        "--run", "--game", "--deal", "--variant", "--option", "--players", "--seed", "--deck",
+        "--decks-file", "--json",
+    ],
+    "variants": [],
+    "players": [],
+}  # fmt: skip
+
+
+def test_help_of_every_command_mentions_every_option(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "250")  # no wrapping inside names like classic-3p
+    _parser, commands = _subparsers()
+    assert set(EXPECTED_OPTIONS) <= set(commands)
+    status, top, _ = scopa_sim(capsys, "--help")
+    assert status == 0
+    for name in commands:
+        assert name in top
+    for name, sub in commands.items():
+        status, text, err = scopa_sim(capsys, name, "--help")
+        assert status == 0 and err == ""
+        declared = [s for a in sub._actions for s in a.option_strings if s.startswith("--")]
+        assert set(EXPECTED_OPTIONS.get(name, [])) <= set(declared)
+        for option in declared:
+            assert re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", text), (
+                f"{name} --help: {option}"
+            )
+    status, text, _ = scopa_sim(capsys, "simulate", "--help")
+    for word in [*PRESETS, *OPTIONS, *PLAYERS, *runner.BACKENDS]:
+        assert word in text, f"simulate --help does not name {word}"
+
+
+def test_variants_and_players_list_one_line_each(capsys):
+    status, out, err = scopa_sim(capsys, "variants")
+    assert status == 0 and err == ""
+    lines = out.splitlines()
+    assert [line.split()[0] for line in lines] == list(PRESETS)
+    assert all(len(line.split()) > 1 for line in lines)
+    status, out, err = scopa_sim(capsys, "players")
+    assert status == 0 and err == ""
+    lines = out.splitlines()
+    assert [line.split()[0] for line in lines] == list(PLAYERS)
+    assert all(len(line.split()) > 1 for line in lines)
+
+
+# replay ----------------------------------------------------------------------------------------
+
+
+def check_deal_json(deal: dict, rules, pack) -> None:
+    """A played deal's JSON: the keys, and moves that follow from the pack and the rules."""
+    assert {"variant", "deck", "dealer", "moves", "sides", "throw_in"} <= set(deal)
+    assert deal["variant"] == rules.describe()
+    assert deal["deck"] == pack
+    assert deal["dealer"] == rules.n_players - 1
+    assert deal["throw_in"] is False
+    assert len(deal["moves"]) == rules.plays
+    seat_sides = deal.get("seat_sides") or [rules.side_of_seat(s) for s in range(rules.n_players)]
+    assert sorted(seat_sides) == sorted(rules.side_of_seat(s) for s in range(rules.n_players))
+    table = list(pack[: rules.table_cards])
+    played = []
+    for i, move in enumerate(deal["moves"]):
+        assert set(move) == {"seat", "card", "captured", "scopa"}
+        assert move["seat"] == i % rules.n_players  # seat 0 leads
+        played.append(move["card"])
+        rank = move["card"] % 10 + 1
+        if move["captured"]:
+            assert set(move["captured"]) <= set(table), f"move {i} takes cards not on the table"
+            ranks = [c % 10 + 1 for c in move["captured"]]
+            assert ranks == [rank] or sum(ranks) == rank
+            for card in move["captured"]:
+                table.remove(card)
+            if move["scopa"]:
+                assert table == []
+        else:
+            assert not move["scopa"]
+            table.append(move["card"])
+    assert sorted(played) == sorted(pack[rules.table_cards :])
+    sides = deal["sides"]
+    assert [s["side"] for s in sides] == list(range(rules.n_sides))
+    captured = sorted(c for s in sides for c in s["captured"]) + deal.get("leftovers", [])
+    assert sorted(captured) == list(range(40))
+    for side in sides:
+        assert set(side) >= {"side", "captured", "points", "total"}
+        assert list(side["points"]) == list(CATEGORIES)
+        assert side["total"] == sum(side["points"].values())
+        seats = [s for s in range(rules.n_players) if seat_sides[s] == side["side"]]
+        scope = sum(m["scopa"] for m in deal["moves"] if m["seat"] in seats)
+        assert side["points"]["scope"] == scope
+
+
+def test_replay_json_of_an_explicit_deck(capsys):
+    rules = variant("classic")
+    pack = random_pack(5)
+    status, out, err = scopa_sim(capsys, *REPLAY, "--seed", "9", "--deck", joined(pack), "--json")
+    assert status == 0, err
+    lines = out.splitlines()
+    assert len(lines) == 1
+    check_deal_json(json.loads(lines[0]), rules, pack)
+    # spaces are allowed; the same seed gives the same deal
+    status, again, err = scopa_sim(
+        capsys, *REPLAY, "--seed", "9", "--deck", ", ".join(map(str, pack)), "--json"
+    )
+    assert status == 0 and again == out
+
+
+def test_replay_json_of_a_decks_file_with_a_throw_in(capsys, tmp_path):
+    rules = variant("classic-4p")
+    pack, thrown = random_pack(8), throw_in_pack()
+    path = tmp_path / "packs.txt"
+    path.write_text(f"{joined(pack)}\n\n{joined(thrown)}\n")
+    args = [
+        "replay",
+        "--variant",
+        "classic-4p",
+        "--players",
+        "random,greedy",
+        "--decks-file",
+        path,
+        "--json",
+    ]
+    status, out, err = scopa_sim(capsys, *args)
+    assert status == 0, err
+    lines = out.splitlines()
+    assert len(lines) == 2
+    first, second = map(json.loads, lines)
+    check_deal_json(first, rules, pack)
+    assert second["throw_in"] is True
+    assert second["moves"] == []
+    assert second["deck"] == thrown
+    assert second["variant"] == "classic-4p" and second["dealer"] == 3
+    # without the throw-in rule that pack is played
+    status, out, err = scopa_sim(capsys, *args, "--option", "throw_in=false")
+    assert status == 0, err
+    played = json.loads(out.splitlines()[1])
+    check_deal_json(played, variant("classic-4p", throw_in=False), thrown)
+    # four kings are a throw-in too
+    four = [9, 19, 29, 39] + [c for c in range(40) if c not in KINGS]
+    status, out, err = scopa_sim(capsys, *REPLAY, "--deck", joined(four), "--json")
+    assert status == 0, err
+    assert json.loads(out)["throw_in"] is True and json.loads(out)["moves"] == []
+
+
+def test_replay_text_mentions_every_move(capsys):
+    rules = variant("classic")
+    code = rules.pack.code
+    pack = random_pack(13)
+    status, text, err = scopa_sim(capsys, *REPLAY, "--seed", "2", "--deck", joined(pack))
+    assert status == 0, err
+    status, out, err = scopa_sim(capsys, *REPLAY, "--seed", "2", "--deck", joined(pack), "--json")
+    moves = json.loads(out)["moves"]
+    pattern = re.compile(
+        r"^\s*(\d+)\. seat (\d+) \(side (\d+)\) plays (\S+)( takes ([^\n]*?))?(  SCOPA)?$"
+    )
+    found = [m for m in map(pattern.match, text.splitlines()) if m]
+    assert len(found) == len(moves)
+    for i, (m, move) in enumerate(zip(found, moves, strict=True), 1):
+        assert int(m[1]) == i
+        assert int(m[2]) == move["seat"]
+        assert int(m[3]) == rules.side_of_seat(move["seat"])
+        assert m[4] == code(move["card"])
+        assert (m[6] or "").split() == [code(c) for c in move["captured"]]
+        assert bool(m[7]) == move["scopa"]
+    assert "table: " + " ".join(code(c) for c in pack[:4]) in text
+    for side in json.loads(out)["sides"]:
+        assert f"side {side['side']}: " in text and f"total {side['total']}" in text
+    # a throw-in says so
+    status, text, err = scopa_sim(capsys, *REPLAY, "--deck", joined(throw_in_pack()))
+    assert status == 0, err
+    assert "thrown in" in text and "seat 0 (" not in text
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory):
+    """A small recorded run (classic, greedy against random), and its data."""
+    out = tmp_path_factory.mktemp("small") / "small"
+    config = runner.RunConfig.create(
+        variant="classic", players="greedy,random", mode="games", count=2500, seed=17, out=out,
+        chunk_size=900,
+    )  # fmt: skip
+    runner.run(config, progress=False)
+    return out, pl.read_parquet(out).sort("game", "deal", "side")
+
+
+def _check_against_row(deal: dict, rows: pl.DataFrame) -> None:
+    assert deal["throw_in"] is False
+    for side, row in zip(deal["sides"], rows.iter_rows(named=True), strict=True):
+        assert side["side"] == row["side"]
+        assert side["total"] == row["points"]
+        for category in CATEGORIES:
+            assert side["points"][category] == row[f"pt_{category}"], category
+        assert sum(1 << c for c in side["captured"]) == row["captured"]
+        assert len(side["captured"]) == row["cards"]
+
+
+def test_replay_a_deal_of_a_run(capsys, small_run):
+    folder, df = small_run
+    rules = variant("classic")
+    last = df.filter(pl.col("final")).row(0, named=True)  # the final deal of game 0
+    redealt = df.filter(pl.col("redeals") > 0)
+    assert redealt.height > 0, "no redeal in the run: make it longer"
+    middle = df.filter(pl.col("game") == 1234)["deal"].max() // 2
+    picks = [
+        (0, 0),
+        (last["game"], last["deal"]),
+        (redealt["game"][0], redealt["deal"][0]),
+        (1234, middle),
+    ]
+    for game, deal in picks:
+        rows = df.filter((pl.col("game") == game) & (pl.col("deal") == deal))
+        assert rows.height == 2
+        status, out, err = scopa_sim(
+            capsys, "replay", "--run", folder, "--game", game, "--deal", deal, "--json"
+        )
+        assert status == 0, err
+        lines = out.splitlines()
+        assert len(lines) == 1
+        record = json.loads(lines[0])
+        check_deal_json(record, rules, record["deck"])
+        _check_against_row(record, rows)
+        # the text form of the same deal
+        status, text, err = scopa_sim(
+            capsys, "replay", "--run", folder, "--game", game, "--deal", deal
+        )
+        assert status == 0, err
+        assert sum(bool(re.match(r"^\s*\d+\. seat", line)) for line in text.splitlines()) == len(
+            record["moves"]
+        )
+        for side in record["sides"]:
+            assert f"total {side['total']}" in text
+
+
+def test_replay_a_deal_of_a_deals_run_with_partners(capsys, tmp_path):
+    out = tmp_path / "partners"
+    status, _, err = scopa_sim(
+        capsys, "simulate", "--variant", "classic-4p", "--players", "random,greedy", "--deals",
+        "300", "--seed", "4", "--out", out, "--option", "forced_capture=true",
+    )  # fmt: skip
+    assert status == 0, err
+    df = pl.read_parquet(out).sort("game", "deal", "side")
+    rules = variant("classic-4p", forced_capture=True)
+    for game in (0, 1, 2, 3, 299):
+        status, text, err = scopa_sim(capsys, "replay", "--run", out, "--game", game, "--json")
+        assert status == 0, err
+        record = json.loads(text)
+        check_deal_json(record, rules, record["deck"])
+        assert record["variant"] == "classic-4p:forced_capture=true"
+        _check_against_row(record, df.filter(pl.col("game") == game))
+
+
+# simulate --------------------------------------------------------------------------------------
+
+
+def test_simulate_config_with_two_runs(capsys, tmp_path):
+    path = tmp_path / "batch.toml"
+    path.write_text(
+        f"""
+[defaults]
+out = "{tmp_path / "data"}"
+players = ["greedy", "random"]
+
+[[run]]
+name = "plain"
+variant = "classic"
+games = 300
+chunk_size = 120
+
+[[run]]
+name = "partners-16"
+variant = "classic-4p"
+players = ["random", "random"]
+options = {{ target = 16, re_bello = true }}
+deals = 500
+workers = 1
+"""
+    )
+    status, out, err = scopa_sim(capsys, "simulate", "--config", path, "--seed", "6")
+    assert status == 0, err
+    assert len(out.splitlines()) == 2
+    first, second = tmp_path / "data" / "plain", tmp_path / "data" / "partners-16"
+    for folder, name, count in ((first, "plain", 300), (second, "partners-16", 500)):
+        meta = json.loads(storage.manifest_path(folder).read_text())
+        assert meta["complete"] is True
+        assert meta["config"]["name"] == name and meta["config"]["seed"] == 6
+        df = pl.scan_parquet(folder).collect()
+        assert df["run"].unique().to_list() == [name]
+        assert df["game"].n_unique() == count
+    assert json.loads(storage.manifest_path(first).read_text())["chunks_total"] == 3
+    meta = json.loads(storage.manifest_path(second).read_text())["config"]
+    assert meta["mode"] == "deals" and meta["players"] == ["random", "random"]
+    assert meta["options"]["target"] == 16 and meta["options"]["re_bello"] is True
+    assert meta["variant_label"] == "classic-4p:re_bello=true,target=16"
+    # running the batch again plays nothing
+    status, out, err = scopa_sim(capsys, "simulate", "--config", path, "--seed", "6")
+    assert status == 0, err
+    assert out.count("0 chunks played") == 2
+
+
+# bad input that once ended in a traceback (regression tests)
+
+WRONG_TYPES = {
+    "toml out not a string": "out = 5\n",
+    "toml name not a string": 'name = 5\nout = "data"\n',
+    "toml players not a list": "players = 5\n",
+    "toml players not names": "players = [1, 2]\n",
+}
+
+
+@pytest.mark.parametrize("case", list(WRONG_TYPES))
+def test_bad_input_batch_value_of_the_wrong_type(capsys, tmp_path, monkeypatch, case):
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "batch.toml"
+    base = "[defaults]\nseed = 1\n" + GOOD_RUN
+    key = WRONG_TYPES[case].split(" =")[0]
+    lines = [line for line in base.splitlines() if not line.startswith(f"{key} =")]
+    path.write_text("\n".join(lines) + "\n" + WRONG_TYPES[case])
+    status, stdout, err = scopa_sim(capsys, "simulate", "--config", path)
+    assert_bad_input(status, stdout, err, str(path), key)
+
+
+def test_bad_input_empty_decks_file(capsys, tmp_path):
+    path = tmp_path / "packs.txt"
+    path.write_text("\n  \n")
+    status, stdout, err = scopa_sim(capsys, *REPLAY, "--decks-file", path)
+    assert_bad_input(status, stdout, err, str(path))
+
+
+@pytest.mark.parametrize("command", ["replay", "simulate"])
+def test_bad_input_file_not_utf8(capsys, tmp_path, command):
+    path = tmp_path / "binary"
+    path.write_bytes(b"\xff\xfe\x00junk\n")
+    args = (
+        [*REPLAY, "--decks-file", path] if command == "replay" else ["simulate", "--config", path]
+    )
+    status, stdout, err = scopa_sim(capsys, *args)
+    assert_bad_input(status, stdout, err, str(path))
+
+
+@pytest.mark.parametrize("out", [".", "/"])
+def test_bad_input_out_without_a_name(capsys, tmp_path, monkeypatch, out):
+    monkeypatch.chdir(tmp_path)
+    status, stdout, err = scopa_sim(capsys, *SIM, "--out", out)
+    assert_bad_input(status, stdout, err, "--out")
+
+
+def test_bad_input_out_dot_dot_scratch_in_the_wrong_place(capsys, tmp_path, monkeypatch):
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    status, stdout, err = scopa_sim(capsys, *SIM, "--out", "..")
+    assert_bad_input(status, stdout, err, "--out")  # ".." holds "here": refused
+    assert list((tmp_path / "here").iterdir()) == [], "a scratch folder was left in the cwd"
+
+
+def test_bad_input_unreachable_scheduler(tmp_path):
+    pytest.importorskip("dask.distributed")
+    out = tmp_path / "out"
+    args = [*SIM, "--out", out, "--backend", "dask", "--scheduler", "tcp://127.0.0.1:9"]
+    result = subprocess.run(
+        [PYTHON, "-m", "scopa_sim", *map(str, args)], capture_output=True, text=True, timeout=90
+    )
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+    assert complete_manifests(tmp_path) == []

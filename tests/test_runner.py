@@ -1,0 +1,395 @@
+"""The runner: seeded, chunked, resumable runs whose data do not depend on how they were run.
+
+* the same data for any number of workers, chunk size and batch size, in games and deals mode;
+* common random numbers: runs that differ only in players or options see the same packs;
+* a run killed with SIGKILL resumes where it stopped and ends with the uninterrupted run's data;
+* a run folder of another configuration is refused; rerunning a complete run does nothing;
+* the Parquet schema and its size on disk;
+* the same run on a Dask ``LocalCluster`` (``--backend dask``) gives the local run's data.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+from scopa_sim import api, runner, seeding, storage
+from scopa_sim.runner import RunConfig, RunError
+from scopa_sim.storage import StorageError
+
+PYTHON = sys.executable
+KINGS = {9, 19, 29, 39}
+
+#: A classic games run of 40,000 games (two chunks of 20,000): the schema/size test and the
+#: kill-and-resume reference.
+BIG = dict(variant="classic", players="greedy,greedy", mode="games", count=40_000, seed=11)
+#: The killed run writes chunks this small, so that it runs for a few seconds after its first.
+KILL_CHUNK = 800
+KILL_CHUNKS = BIG["count"] // KILL_CHUNK
+
+
+def data(folder) -> pl.DataFrame:
+    return pl.scan_parquet(Path(folder)).sort("game", "deal", "side").collect()
+
+
+def manifest(folder) -> dict:
+    return json.loads(storage.manifest_path(Path(folder)).read_text())
+
+
+def make(out, *, name="same", chunk_size=None, **kwargs) -> RunConfig:
+    settings = dict(variant="classic", players="greedy,random", mode="games", count=3000, seed=7)
+    settings.update(kwargs)
+    return RunConfig.create(out=out, name=name, chunk_size=chunk_size, **settings)
+
+
+def simulate_command(out, *, games, seed, chunk_size, name, players="greedy,greedy", extra=()):
+    return [
+        PYTHON, "-m", "scopa_sim", "simulate", "--variant", "classic", "--players", players,
+        "--games", str(games), "--seed", str(seed), "--chunk-size", str(chunk_size),
+        "--out", str(out), "--name", name, "--no-progress", *extra,
+    ]  # fmt: skip
+
+
+def assert_whole_run(df: pl.DataFrame, config: RunConfig) -> None:
+    """Every game (or deal) of the run, each (game, deal, side) exactly once."""
+    keys = df.select("game", "deal", "side")
+    assert not keys.is_duplicated().any(), "a (game, deal, side) appears twice"
+    assert sorted(df["game"].unique().to_list()) == list(range(config.count))
+    sides = config.rules().n_sides
+    per_deal = df.group_by("game", "deal").agg(pl.col("side").sort())
+    assert per_deal["side"].to_list() == [list(range(sides))] * per_deal.height
+    if config.mode == "deals":
+        assert (df["deal"] == 0).all()
+
+
+@pytest.fixture(scope="module")
+def big_run(tmp_path_factory) -> Path:
+    """40,000 classic games in two chunks, played in this process."""
+    out = tmp_path_factory.mktemp("big") / "big"
+    config = RunConfig.create(out=out, name="big", **BIG)
+    summary = runner.run(config, workers=1, progress=False)
+    assert summary.chunks_run == config.n_chunks == 2
+    return out
+
+
+# (a) the same data whatever the workers, chunk size and batch size ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("mode", "variant", "players", "count"),
+    [
+        ("games", "classic", "greedy,random", 3000),
+        ("deals", "classic", "random,greedy", 6000),
+        ("deals", "classic-4p", "random,greedy", 2000),
+    ],
+)
+def test_same_data_for_any_workers_chunks_and_batches(tmp_path, mode, variant, players, count):
+    setups = [
+        dict(workers=1, chunk_size=1000, batch_size=4096),
+        dict(workers=2, chunk_size=700, batch_size=256),
+        dict(workers=1, chunk_size=count, batch_size=333),
+    ]
+    frames = []
+    for i, setup in enumerate(setups):
+        config = make(
+            tmp_path / f"run{i}", chunk_size=setup["chunk_size"], mode=mode, variant=variant,
+            players=players, count=count,
+        )  # fmt: skip
+        summary = runner.run(
+            config, workers=setup["workers"], batch_size=setup["batch_size"], progress=False
+        )
+        assert summary.chunks_run == config.n_chunks
+        assert summary.chunks_skipped == 0
+        assert manifest(config.out)["complete"] is True
+        assert len(list(config.out.glob("chunk-*.parquet"))) == config.n_chunks
+        frames.append(data(config.out))
+    assert_whole_run(frames[0], make(tmp_path / "x", mode=mode, variant=variant, count=count))
+    for frame in frames[1:]:
+        assert_frame_equal(frame, frames[0])
+
+
+# (b) common random numbers --------------------------------------------------------------------
+
+
+def _table_kings(pack) -> int:
+    return len(KINGS.intersection(pack[:4]))
+
+
+def test_common_random_numbers_across_players_and_options(tmp_path):
+    runs = {
+        "greedy": make(tmp_path / "greedy", players="greedy,greedy", seed=99),
+        "random": make(tmp_path / "random", players="random,greedy", seed=99),
+        "options": make(
+            tmp_path / "options",
+            players="greedy,greedy",
+            seed=99,
+            options={"target": 21, "forced_capture": True, "napola": "sequence"},
+        ),
+    }
+    frames = {}
+    for key, config in runs.items():
+        runner.run(config, progress=False)
+        frames[key] = data(config.out).filter(pl.col("side") == 0).select("game", "deal", "redeals")
+
+    base = frames["greedy"]
+    redealt = base.filter(pl.col("redeals") > 0)
+    assert redealt.height > 0, "no redeal in the run: make it longer"
+    rng = np.random.default_rng(0)
+    for other in ("random", "options"):
+        both = base.join(frames[other], on=["game", "deal"], suffix="_other")
+        assert both.height > base.height // 2, "the two runs share too few deals"
+        assert (both["redeals"] == both["redeals_other"]).all(), f"redeals differ ({other})"
+        shared_redeals = both.filter(pl.col("redeals") > 0).select("game", "deal")
+        sample = pl.concat(
+            [
+                both.select("game", "deal")[rng.choice(both.height, 8, replace=False)],
+                shared_redeals[:3],
+            ]
+        )
+        for game, deal in sample.rows():
+            mine = api.replay_run_deal(runs["greedy"].out, game, deal)
+            theirs = api.replay_run_deal(runs[other].out, game, deal)
+            assert mine.pack == theirs.pack, f"game {game} deal {deal}: packs differ ({other})"
+            assert _table_kings(mine.pack) < 3  # the pack played is never a throw-in
+
+    # A redealt deal was played from a later attempt; attempt 0 was a throw-in.
+    key = seeding.stream_key(99, seeding.PACKS)
+    for game, deal, redeals in redealt.rows()[:3]:
+        played = api.replay_run_deal(runs["greedy"].out, game, deal).pack
+        attempts = seeding.packs(
+            key, np.full(redeals + 1, game), np.full(redeals + 1, deal), np.arange(redeals + 1), 40
+        ).tolist()
+        assert played == attempts[-1]
+        assert all(_table_kings(p) >= 3 for p in attempts[:-1])
+
+    # Deals mode: every deal is in both runs, with the same redeals.
+    deal_runs = [
+        make(tmp_path / f"deals-{p}", players=p, mode="deals", count=5000, seed=3)
+        for p in ("greedy,greedy", "random,random")
+    ]
+    for config in deal_runs:
+        runner.run(config, progress=False)
+    a, b = (data(c.out) for c in deal_runs)
+    assert a["redeals"].sum() > 0
+    assert a.select("game", "deal", "side", "redeals").equals(
+        b.select("game", "deal", "side", "redeals")
+    )
+    assert not a["captured"].equals(b["captured"])  # the players did play differently
+    for game in (0, 1, 2, 4321):
+        assert (
+            api.replay_run_deal(deal_runs[0].out, game, 0).pack
+            == api.replay_run_deal(deal_runs[1].out, game, 0).pack
+        )
+
+
+# (c) SIGKILL and resume -----------------------------------------------------------------------
+
+
+def test_killed_run_resumes_to_the_uninterrupted_data(tmp_path, big_run):
+    out = tmp_path / "killed"
+    command = simulate_command(
+        out, games=BIG["count"], seed=BIG["seed"], chunk_size=KILL_CHUNK, name="big",
+        extra=("--workers", "1"),
+    )  # fmt: skip
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not any(out.glob("chunk-*.parquet")):
+            assert proc.poll() is None, (
+                f"the run ended before writing a chunk: {proc.stderr.read()}"
+            )
+            assert time.monotonic() < deadline, "no chunk written within 60 s"
+            time.sleep(0.005)
+        assert proc.poll() is None, "the run finished before it could be killed: make it longer"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+
+    killed = manifest(out)
+    assert killed["complete"] is False
+    assert killed["chunks_total"] == KILL_CHUNKS
+    written = sorted(int(p.stem.split("-")[1]) for p in out.glob("chunk-*.parquet"))
+    assert 1 <= len(written) < KILL_CHUNKS
+    assert set(killed["chunks_done"]) <= set(written)  # the manifest never claims a missing chunk
+    for path in out.glob("chunk-*.parquet"):  # a chunk in place is a whole chunk
+        assert pl.read_parquet(path)["game"].n_unique() == KILL_CHUNK
+    assert all(p.name.startswith("chunk-") for p in out.iterdir())
+
+    resumed = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    assert (
+        f"{KILL_CHUNKS - len(written)} chunks played, {len(written)} already done" in resumed.stdout
+    )
+    done = manifest(out)
+    assert done["complete"] is True
+    assert done["chunks_done"] == list(range(KILL_CHUNKS))
+    assert not storage.partial_dir(out).exists()
+
+    df = data(out)
+    assert_whole_run(df, RunConfig.create(out=out, name="big", **BIG))
+    assert_frame_equal(df, data(big_run))
+
+
+# (d) another configuration is refused; a complete run is not played again ----------------------
+
+
+def _snapshot(out: Path) -> dict:
+    """The chunk files (contents and times) and the manifest's contents."""
+    files = {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in sorted(out.iterdir())}
+    return files | {"manifest": manifest(out)}
+
+
+def test_refuses_another_configuration_and_does_not_replay_a_complete_run(tmp_path):
+    out = tmp_path / "run"
+    config = make(out, count=500, chunk_size=200, seed=1)
+    first = runner.run(config, progress=False)
+    assert (first.chunks_run, first.chunks_skipped) == (3, 0)
+    before = _snapshot(out)
+
+    # Workers and batch size are not part of the configuration: same run, nothing to do.
+    for workers, batch_size in ((1, 8192), (2, 100)):
+        again = runner.run(config, workers=workers, batch_size=batch_size, progress=False)
+        assert (again.chunks_run, again.chunks_skipped, again.rows) == (0, 3, 0)
+        assert _snapshot(out) == before
+
+    changes = [
+        dict(seed=2),
+        dict(players="greedy,greedy"),
+        dict(options={"target": 16}),
+        dict(variant="classic-4p"),
+        dict(count=600),
+        dict(mode="deals"),
+        dict(chunk_size=100),
+        dict(name="other"),
+    ]
+    for change in changes:
+        settings = {**dict(count=500, chunk_size=200, seed=1), **change}
+        other = make(out, **settings)
+        with pytest.raises(RunError, match="holds another run") as err:
+            runner.run(other, progress=False)
+        assert "--out" in str(err.value)
+        assert _snapshot(out) == before, f"{change} touched the run folder"
+
+    # Chunk files without a manifest, and stray files, are refused too.
+    orphan = tmp_path / "orphan"
+    orphan.mkdir()
+    (orphan / "chunk-000000.parquet").write_bytes((out / "chunk-000000.parquet").read_bytes())
+    with pytest.raises(RunError, match="no manifest"):
+        runner.run(make(orphan, count=500, chunk_size=200, seed=1), progress=False)
+    assert not storage.manifest_path(orphan).exists()
+
+    stray = tmp_path / "stray"
+    stray.mkdir()
+    (stray / "notes.txt").write_text("mine\n")
+    with pytest.raises(StorageError, match=r"notes\.txt"):
+        runner.run(make(stray, count=500, chunk_size=200, seed=1), progress=False)
+    assert not storage.manifest_path(stray).exists()
+    assert [p.name for p in stray.iterdir()] == ["notes.txt"]
+
+
+def test_rerun_completes_only_missing_chunks(tmp_path):
+    config = make(tmp_path / "run", count=900, chunk_size=200, seed=4)
+    runner.run(config, progress=False)
+    full = data(config.out)
+    (config.out / "chunk-000002.parquet").unlink()
+    kept = {p.name: p.stat().st_mtime_ns for p in config.out.iterdir()}
+    summary = runner.run(config, workers=1, batch_size=64, progress=False)
+    assert (summary.chunks_run, summary.chunks_skipped) == (1, 4)
+    assert all(config.out.joinpath(n).stat().st_mtime_ns == t for n, t in kept.items())
+    assert manifest(config.out)["complete"] is True
+    assert_frame_equal(data(config.out), full)
+
+
+# (e) the schema --------------------------------------------------------------------------------
+
+
+def test_schema_and_bytes_per_row(big_run):
+    lazy = pl.scan_parquet(big_run)
+    schema = lazy.collect_schema()
+    assert list(schema) == list(storage.SCHEMA)
+    assert dict(schema) == storage.SCHEMA
+    files = sorted(big_run.iterdir())
+    assert files and all(p.suffix == ".parquet" for p in files)
+    for path in files:
+        assert pl.read_parquet_schema(path) == storage.SCHEMA
+    rows = lazy.select(pl.len()).collect().item()
+    assert rows == runner.scan(big_run).select(pl.len()).collect().item()
+    size = sum(p.stat().st_size for p in files)
+    assert size / rows <= 40, f"{size / rows:.1f} bytes per row on disk"
+
+    df = data(big_run)
+    assert_whole_run(df, RunConfig.create(out=big_run, name="big", **BIG))
+    assert (df["run"] == "big").all()
+    assert (df["variant"] == "classic").all()
+    assert (df["strategy"] == "greedy").all()
+    # deals of a game run from 0 without a gap; the last one, and only it, is final
+    per_game = df.group_by("game").agg(
+        pl.col("deal").max().alias("last"), pl.col("deal").n_unique().alias("n"),
+        pl.col("final").sum().alias("finals"),
+        pl.col("won").sum().alias("winners"),
+    )  # fmt: skip
+    assert (per_game["n"] == per_game["last"] + 1).all()
+    assert (per_game["finals"] == 2).all()  # one row per side on the final deal
+    assert (per_game["winners"] == 1).all()
+    meta = manifest(big_run)
+    assert meta["schema_version"] == storage.SCHEMA_VERSION
+    assert meta["config"]["seed"] == BIG["seed"] and meta["config"]["count"] == BIG["count"]
+
+
+# (f) Dask --------------------------------------------------------------------------------------
+
+
+def test_dask_local_cluster_gives_the_local_data(tmp_path):
+    pytest.importorskip("dask.distributed")
+    out = tmp_path / "dask"
+    command = simulate_command(
+        out, games=2000, seed=21, chunk_size=700, name="same", players="random,greedy",
+        extra=("--backend", "dask", "--workers", "2", "--batch-size", "512"),
+    )  # fmt: skip
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=180)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the Dask run did not finish within 180 s")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert manifest(out)["complete"] is True
+    assert "3 chunks played" in result.stdout
+
+    local = make(tmp_path / "local", players="random,greedy", count=2000, seed=21)
+    runner.run(local, progress=False)
+    assert_frame_equal(data(out), data(local.out))
+
+
+def test_dask_scheduler_address_gives_the_local_data(tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    out = tmp_path / "dask"
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, protocol="tcp", dashboard_address=None
+    ) as cluster:
+        command = simulate_command(
+            out, games=1000, seed=22, chunk_size=300, name="same",
+            extra=("--backend", "dask", "--scheduler", cluster.scheduler_address),
+        )  # fmt: skip
+        try:
+            result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        except subprocess.TimeoutExpired:
+            pytest.fail("the Dask run did not finish within 120 s")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "4 chunks played" in result.stdout
+    assert manifest(out)["complete"] is True
+
+    local = make(tmp_path / "local", players="greedy,greedy", count=1000, seed=22)
+    runner.run(local, progress=False)
+    assert_frame_equal(data(out), data(local.out))
