@@ -34,3 +34,12 @@ report: simulate
 
 clean:
 	rm -rf $(VENV) data reports/*.html .pytest_cache .hypothesis
+
+# Headless Chromium for tests/test_html.py (Debian's package); installed only when missing.
+.PHONY: browser
+browser:
+	@if [ ! -x /usr/bin/chromium ]; then \
+		SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		$$SUDO apt-get update && \
+		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; \
+	fi

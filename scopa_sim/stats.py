@@ -46,7 +46,8 @@ def mean_ci(x, level: float = LEVEL) -> Estimate:
 def proportion_ci(successes: int, n: int, level: float = LEVEL) -> Estimate:
     """A proportion with its Wilson score interval."""
     low, high = proportion_confint(int(successes), int(n), alpha=1 - level, method="wilson")
-    return Estimate(successes / n, float(low), float(high), int(n))
+    p = successes / n  # the closed form can round the bound at 0 or 1 past the estimate
+    return Estimate(p, min(float(low), p), max(float(high), p), int(n))
 
 
 def paired_difference(x, y, level: float = LEVEL) -> tuple[Estimate, float]:
