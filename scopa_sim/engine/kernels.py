@@ -168,18 +168,29 @@ def _row_actions(hand, table, ranks, fewest, forced, out_card, out_capture, out_
 
 
 @njit(cache=True, nogil=True)
-def legal_actions_into(hands, tables, rows, ranks, fewest, forced, out_card, out_capture, out_group):
-    """Fill row ``b``'s legal actions into ``out_*[b]`` for each b in ``rows``; return counts."""
+def legal_actions_into(
+    hands, tables, rows, ranks, fewest, forced, out_card, out_capture, out_group, counts, n_cards
+):
+    """Fill row ``b``'s legal actions into ``out_*[b]`` for each b in ``rows``, padding the rest
+    of the row; set ``counts[b]`` and ``n_cards[b]``. Returns the largest count."""
     cap = out_card.shape[1]
-    counts = np.empty(len(rows), np.int64)
     scratch = np.empty((4, _MAX_TABLE + 1), np.int64)
+    top = 0
     for k in range(len(rows)):
         b = rows[k]
-        counts[k] = _row_actions(
+        n = _row_actions(
             hands[b], tables[b], ranks, fewest, forced, out_card[b], out_capture[b], out_group[b],
             cap, scratch,
         )  # fmt: skip
-    return counts
+        counts[b] = n
+        top = max(top, n)
+        if n <= cap:
+            n_cards[b] = out_group[b, n - 1] + 1 if n > 0 else 0
+            for j in range(n, cap):
+                out_card[b, j] = -1
+                out_capture[b, j] = 0
+                out_group[b, j] = -1
+    return top
 
 
 def legal_actions(hands, tables, ranks: int, fewest: bool, forced: bool, width: int = 16):
@@ -191,24 +202,27 @@ def legal_actions(hands, tables, ranks: int, fewest: bool, forced: bool, width: 
     actions (the ``fewest`` and ``forced`` filters need every action of a row in place).
     """
     n = len(hands)
-    card = np.full((n, width), -1, np.int8)
-    capture = np.zeros((n, width), np.uint64)
-    group = np.full((n, width), -1, np.int8)
+    card = np.empty((n, width), np.int8)
+    capture = np.empty((n, width), np.uint64)
+    group = np.empty((n, width), np.int8)
+    counts = np.empty(n, np.int64)
+    n_cards = np.empty(n, np.int64)
     rows = np.arange(n)
-    counts = legal_actions_into(hands, tables, rows, ranks, fewest, forced, card, capture, group)
-    top = int(counts.max()) if n else 0
+    top = legal_actions_into(
+        hands, tables, rows, ranks, fewest, forced, card, capture, group, counts, n_cards
+    )
     if top > width:
         over = np.flatnonzero(counts > width)
-        card = np.pad(card, ((0, 0), (0, top - width)), constant_values=-1)
-        capture = np.pad(capture, ((0, 0), (0, top - width)))
-        group = np.pad(group, ((0, 0), (0, top - width)), constant_values=-1)
-        card[over], capture[over], group[over] = -1, 0, -1
-        counts[over] = legal_actions_into(
-            hands, tables, over, ranks, fewest, forced, card, capture, group
+        wide = [np.empty((n, top), a.dtype) for a in (card, capture, group)]
+        for new, old, pad in zip(wide, (card, capture, group), (-1, 0, -1), strict=True):
+            new[:, :width] = old
+            new[:, width:] = pad
+        card, capture, group = wide
+        legal_actions_into(
+            hands, tables, over, ranks, fewest, forced, card, capture, group, counts, n_cards
         )
         top = int(counts.max())
     top = max(top, 1)
-    n_cards = group[np.arange(n), counts - 1].astype(np.int64) + 1
     return card[:, :top], capture[:, :top], group[:, :top], counts, n_cards
 
 
