@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tomllib
 from pathlib import Path
@@ -377,6 +378,7 @@ def _compare(args, parser) -> int:
         parser.error(f"--precision must be positive, not {args.precision}")
     if args.html:
         _check_writable(args.html)
+    compare.parse_arms(args.arms)  # bad arms fail before any work
 
     def progress(result):
         unit = "deals" if result.mode == "deals" else "games"
@@ -397,24 +399,22 @@ def _compare(args, parser) -> int:
         batch_size=args.batch_size,
         progress=progress if args.precision else None,
     )
+    if args.html:
+        args.html.write_text(reporting.render_page(compare.page(result)), encoding="utf-8")
     if args.json:
         print(json.dumps([row.to_json() for row in result.rows], indent=1))
     else:
         print(compare.format_table(result))
-    if args.html:
-        args.html.write_text(reporting.render_page(compare.page(result)), encoding="utf-8")
     return 0
 
 
 def _check_writable(path: Path) -> None:
+    """Fail before the work, without creating the file, when ``path`` cannot be written."""
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         raise RulesError(f"cannot write {path}: folder {folder} does not exist; create it first")
-    try:
-        with open(path, "a"):
-            pass
-    except OSError as err:
-        raise RulesError(f"cannot write {path} ({err.strerror}); choose another --html file") from None
+    if path.is_dir() or not os.access(path if path.exists() else folder, os.W_OK):
+        raise RulesError(f"cannot write {path}; choose another --html file")
 
 
 # listings ---------------------------------------------------------------------------------------

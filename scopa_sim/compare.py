@@ -18,16 +18,32 @@ from scopa_sim import api, stats
 from scopa_sim.players import Player
 from scopa_sim.rules import RulesError, Variant, parse_variant
 
-DEAL_METRICS = {
-    "points_leader": "points per deal of the side that leads (seat 0)",
-    "points_dealer": "points per deal of the dealer's side",
-    "dealer_edge": "dealer's side minus leader's side, points per deal",
-    "scope": "scope per deal, all sides",
-}
-GAME_METRICS = {
-    "leader_game_win": "share of games won by the side that led the first deal",
-    "game_length": "deals per game",
-}
+def metrics(rules: Variant, mode: str) -> dict[str, str]:
+    """The metrics compared, with what each measures. Seat ``s`` is counted in play order in
+    the deal (seat 0 leads, the last seat deals); one metric per side, named by its first seat.
+    """
+    n, sides = rules.n_players, rules.n_sides
+    out = {
+        f"points_seat{s}": f"points per deal of the side of seat {s}"
+        + (" (the leader)" if s == 0 else "")
+        + (" (the dealer's side)" if s == (n - 1) % sides else "")
+        for s in range(sides)
+    }
+    out["dealer_edge"] = "dealer's side minus the mean of the other sides, points per deal"
+    out["scope"] = "scope per deal, all sides"
+    if mode == "games":
+        out |= {
+            f"game_win_seat{s}": f"share of games won by the side of seat {s} of the first deal"
+            for s in range(sides)
+        }
+        out["game_length"] = "deals per game"
+    return out
+
+
+def is_per_deal(metric: str) -> bool:
+    return not metric.startswith(("game_win", "game_length"))
+
+
 CHUNK = 50_000
 
 
@@ -52,17 +68,17 @@ def _units(rules: Variant, players, mode: str, span: range, seed: int, batch_siz
     n, s = rules.n_players, rules.n_sides
     if mode == "deals":
         out = api.play_deals(rules, players, deals=span, seed=seed, batch_size=batch_size)
-        leader = (out.game % n) % s
+        leader = out.game % n  # the player who leads (seat 0)
     else:
         out = api.play_games(rules, players, games=span, seed=seed, batch_size=batch_size)
-        leader = (out.deal.astype(np.int64) % n) % s
+        leader = out.deal.astype(np.int64) % n
     rows = np.arange(len(out))
     totals = out.totals.astype(np.float64)
-    per_deal = {
-        "points_leader": totals[rows, leader],
-        "points_dealer": totals[rows, out.dealer_side],
-    }
-    per_deal["dealer_edge"] = per_deal["points_dealer"] - per_deal["points_leader"]
+    seat_sides = (leader[:, None] + np.arange(s)[None, :]) % n % s  # side of seat k < s
+    per_deal = {f"points_seat{k}": totals[rows, seat_sides[:, k]] for k in range(s)}
+    dealer = totals[rows, out.dealer_side]
+    others = (totals.sum(axis=1) - dealer) / (s - 1)
+    per_deal["dealer_edge"] = dealer - others
     per_deal["scope"] = out.scope.sum(axis=1).astype(np.float64)
     if mode == "deals":
         return per_deal
@@ -71,8 +87,10 @@ def _units(rules: Variant, players, mode: str, span: range, seed: int, batch_siz
     units = {f"{k}:sum": np.bincount(game, weights=v, minlength=len(span)) for k, v in per_deal.items()}
     units["deals"] = deals
     units["game_length"] = deals
-    # The side of player 0, who leads the first deal, is side 0.
-    units["leader_game_win"] = (out.winner[out.final] == 0).astype(np.float64)
+    # In the first deal seat k is player k, whose side is k % sides.
+    winners = out.winner[out.final]
+    for k in range(s):
+        units[f"game_win_seat{k}"] = (winners == k).astype(np.float64)
     return units
 
 
@@ -119,19 +137,18 @@ class Comparison:
 
 
 def _metric_values(units: dict, metric: str, mode: str) -> np.ndarray:
-    if mode == "deals" or metric in GAME_METRICS:
+    if mode == "deals" or not is_per_deal(metric):
         return units[metric]
     return stats.linearised_ratio(units[f"{metric}:sum"], units["deals"])
 
 
 def analyse(arms: list[Arm], players, mode: str, per_arm: list[dict], seed: int) -> Comparison:
-    metrics = list(DEAL_METRICS) + (list(GAME_METRICS) if mode == "games" else [])
     rows: list[Row] = []
-    for metric in metrics:
+    for metric in metrics(arms[0].rules, mode):
         base = _metric_values(per_arm[0], metric, mode)
         for i, arm in enumerate(arms):
             values = _metric_values(per_arm[i], metric, mode)
-            if metric == "leader_game_win":
+            if metric.startswith("game_win"):
                 estimate = stats.proportion_ci(int(values.sum()), len(values))
             else:
                 estimate = stats.mean_ci(values)
@@ -169,7 +186,7 @@ def compare(
         raise RulesError(f"--precision must be positive, not {precision}")
     done = 0
     per_arm: list[dict[str, list]] = [{} for _ in arms]
-    target = count
+    target = count if precision is None else min(count, max_units)
     while True:
         spans = [range(s, min(s + CHUNK, target)) for s in range(done, target, CHUNK)]
         tasks = [(i, span) for i in range(len(arms)) for span in spans]
@@ -191,6 +208,15 @@ def compare(
         target = min(2 * done, max_units)
 
 
+def format_p(p: float | None, equals: bool = False) -> str:
+    """A p-value for people: '—' when there is none, '< 1e-300' when it underflowed to 0."""
+    if p is None:
+        return "—"
+    if p < 1e-300:
+        return "< 1e-300"
+    return f"= {p:.3g}" if equals else f"{p:.3g}"
+
+
 def format_table(result: Comparison) -> str:
     """The comparison as a plain terminal table."""
     header = ("metric", "arm", "estimate [95% CI]", "diff vs first [95% CI]", "p", "p (Holm)")
@@ -202,8 +228,8 @@ def format_table(result: Comparison) -> str:
                 r.arm,
                 str(r.estimate),
                 "—" if r.diff is None else str(r.diff),
-                "—" if r.p_value is None else f"{r.p_value:.3g}",
-                "—" if r.p_holm is None else f"{r.p_holm:.3g}",
+                format_p(r.p_value),
+                format_p(r.p_holm),
             )
         )
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
@@ -224,15 +250,23 @@ def page(result: Comparison, slug: str = "variant-comparison"):
     from scopa_sim import reporting
 
     compared = [r for r in result.rows if r.diff is not None]
-    fig, ax = plt.subplots(figsize=(7, 0.45 * len(compared) + 1.2))
-    y = np.arange(len(compared))[::-1]
-    values = [r.diff.value for r in compared]
-    low = [r.diff.value - r.diff.low for r in compared]
-    high = [r.diff.high - r.diff.value for r in compared]
-    ax.errorbar(values, y, xerr=[low, high], fmt="o", color="#2b5d8a", capsize=3)
-    ax.axvline(0, color="#888", lw=1, ls="--")
-    ax.set_yticks(y, [f"{r.metric} · {r.arm}" for r in compared])
-    ax.set_xlabel(f"difference from {result.arms[0].label} (95% CI)")
+    metrics = list(dict.fromkeys(r.metric for r in compared))
+    arms = len(result.arms) - 1
+    # One panel per metric: each has its own scale (points, deals, shares).
+    fig, axes = plt.subplots(
+        len(metrics), 1, figsize=(7, (0.35 * arms + 0.55) * len(metrics) + 0.6), squeeze=False
+    )
+    for ax, metric in zip(axes[:, 0], metrics, strict=True):
+        rows = [r for r in compared if r.metric == metric]
+        y = np.arange(len(rows))[::-1]
+        values = np.array([r.diff.value for r in rows])
+        errors = [values - [r.diff.low for r in rows], [r.diff.high for r in rows] - values]
+        ax.errorbar(values, y, xerr=errors, fmt="o", color="#2b5d8a", capsize=3)
+        ax.axvline(0, color="#888", lw=1, ls="--")
+        ax.set_yticks(y, [r.arm for r in rows])
+        ax.set_ylim(-0.6, len(rows) - 0.4)
+        ax.set_title(metric, loc="left", fontsize=10)
+    axes[-1, 0].set_xlabel(f"difference from {result.arms[0].label} (95% CI)")
     fig.tight_layout()
     table = reporting.Table(
         "Estimates per arm and paired differences from the first arm",
@@ -243,8 +277,8 @@ def page(result: Comparison, slug: str = "variant-comparison"):
                 r.arm,
                 reporting.ci(r.estimate),
                 "—" if r.diff is None else reporting.ci(r.diff),
-                "—" if r.p_value is None else f"{r.p_value:.3g}",
-                "—" if r.p_holm is None else f"{r.p_holm:.3g}",
+                format_p(r.p_value),
+                format_p(r.p_holm),
             ]
             for r in result.rows
         ],
@@ -264,7 +298,7 @@ def page(result: Comparison, slug: str = "variant-comparison"):
         ),
         finding=(
             f"Clearest difference: {largest.metric} under {largest.arm}, "
-            f"{reporting.ci(largest.diff)} (Holm p = {largest.p_holm:.3g})."
+            f"{reporting.ci(largest.diff)} (Holm p {format_p(largest.p_holm, equals=True)})."
         ),
         sections=[
             reporting.Section(

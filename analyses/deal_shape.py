@@ -1,0 +1,443 @@
+"""What does a deal and a game look like?
+
+How many points a side scores in a deal, how many scope (sweeps) a deal has, how many deals a game
+lasts to 11, 16 and 21 points, and how often the leaders tie at or above the target so that further
+deals are needed (RULES.md §6), in games of classic Scopa between greedy players.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import polars as pl
+
+from analyses._common import Run, main, require, runs
+from scopa_sim import reporting, stats
+from scopa_sim.rules import parse_variant
+
+BASE = "classic-greedy"  # deals inside games to 11: the per-deal distributions
+GAME_RUNS = ("classic-greedy", "classic-target-16", "classic-target-21")  # one per target
+DEALS = "classic-deals"  # independent deals: a cross-check of the per-deal means, when present
+KEY = (pl.col("game") * 4096 + pl.col("deal").cast(pl.Int64)).alias("key")  # one deal of a game
+
+QUESTION = (
+    "What does a deal and a game look like? How many points does a side score in a deal, how many "
+    "scope does a deal have, how many deals does a game last, and how often does a tie at the "
+    "target force extra deals?"
+)
+METHOD = (
+    f"Per-deal distributions are tabulated over every deal of {BASE} (a side's points, split by "
+    "whether it dealt; the scope of all sides together). Their means are ratio estimators over "
+    "games, linearised per game (cluster-robust t intervals); the independent deals of "
+    f"{DEALS}, when present, give a plain t-interval cross-check. A game's length is its number of "
+    f"deals, from {', '.join(GAME_RUNS)} (targets 11, 16, 21; t intervals over games). A game "
+    "needs extra deals for a tie when, after some deal, a side has reached the target but the "
+    "leading sides have equal scores; its share of games has a Wilson interval."
+)
+COLORS = ("#2b5d8a", "#b5472d", "#5a8f3c")
+
+
+def target(run: Run) -> int:
+    return parse_variant(run.config["variant_label"]).target
+
+
+def sides(run: Run) -> int:
+    return parse_variant(run.config["variant_label"]).n_sides
+
+
+def _repeat_mean(values, counts) -> stats.Estimate:
+    """Mean and t interval of a sample given as a frequency table (value, count)."""
+    return stats.mean_ci(np.repeat(np.asarray(values, np.float64), np.asarray(counts, np.int64)))
+
+
+@dataclass(frozen=True)
+class DealShape:
+    run: Run
+    deals: int
+    points: pl.DataFrame  # points, dealer side-deals, other side-deals (counts)
+    scope: pl.DataFrame  # total scope in a deal, deals (counts)
+    dealer_points: stats.Estimate  # per deal, cluster-robust
+    other_points: stats.Estimate  # per side-deal of the non-dealing sides, cluster-robust
+    total_points: stats.Estimate  # all sides, per deal
+    scope_mean: stats.Estimate  # all sides, per deal
+    any_scopa: stats.Estimate  # share of deals with at least one scopa (cluster-robust)
+
+
+def deal_shape(run: Run) -> DealShape:
+    s = sides(run)
+    lf = run.scan()
+    points = (
+        lf.group_by("points")
+        .agg(
+            pl.col("dealer").sum().cast(pl.Int64).alias("dealer"),
+            (~pl.col("dealer")).sum().cast(pl.Int64).alias("other"),
+        )
+        .sort("points")
+        .collect()
+    )
+    per_deal = lf.group_by(KEY).agg(pl.col("game").first(), pl.col("scope").cast(pl.Int64).sum())
+    scope = per_deal.group_by("scope").agg(pl.len().cast(pl.Int64).alias("deals")).sort("scope")
+    per_game = (
+        per_deal.group_by("game")
+        .agg((pl.col("scope") > 0).sum().cast(pl.Int64).alias("swept"))
+        .join(
+            lf.group_by("game").agg(
+                pl.col("points").cast(pl.Int64).filter(pl.col("dealer")).sum().alias("dealer"),
+                pl.col("points").cast(pl.Int64).filter(~pl.col("dealer")).sum().alias("other"),
+                pl.col("scope").cast(pl.Int64).sum().alias("scope"),
+                (pl.len() // s).alias("deals"),
+            ),
+            on="game",
+        )
+        .sort("game")
+    )
+    scope, per_game = pl.collect_all([scope, per_game])
+    deals = per_game["deals"].to_numpy()
+
+    def ratio(column, scale=1.0):
+        return stats.mean_ci(stats.linearised_ratio(per_game[column].to_numpy() / scale, deals))
+
+    return DealShape(
+        run,
+        int(deals.sum()),
+        points,
+        scope,
+        ratio("dealer"),
+        ratio("other", s - 1),
+        stats.mean_ci(
+            stats.linearised_ratio((per_game["dealer"] + per_game["other"]).to_numpy(), deals)
+        ),
+        ratio("scope"),
+        ratio("swept"),
+    )
+
+
+@dataclass(frozen=True)
+class GameShape:
+    run: Run
+    target: int
+    lengths: pl.DataFrame  # length (deals), games
+    length: stats.Estimate
+    median: int
+    p99: int
+    longest: int
+    tie_games: int
+    tie_deals: int  # deals after which the leaders were tied at or above the target
+    tie_share: stats.Estimate  # Wilson
+    extra_if_tied: float  # mean length of tied games minus mean length of the others
+
+    @property
+    def games(self) -> int:
+        return int(self.lengths["games"].sum())
+
+    @property
+    def deals(self) -> int:
+        return int((self.lengths["length"] * self.lengths["games"]).sum())
+
+
+def game_shape(run: Run) -> GameShape:
+    t = target(run)
+    lf = run.scan()
+    length = lf.filter(pl.col("final") & (pl.col("side") == 0)).select(
+        "game", (pl.col("deal").cast(pl.Int64) + 1).alias("length")
+    )
+    # A tie at the target: after the deal a side has reached it and the top score is shared.
+    # Sides below the target cannot be among tied leaders, so they are dropped first (cheap).
+    reached = lf.filter(pl.col("score") >= t).select(KEY, "game", "score")
+    tied = (
+        reached.filter(pl.col("score") == pl.col("score").max().over("key"))
+        .group_by("key")
+        .agg(pl.col("game").first(), pl.len().alias("leaders"))
+        .filter(pl.col("leaders") > 1)
+        .group_by("game")
+        .agg(pl.len().cast(pl.Int64).alias("tie_deals"))
+    )
+    per_game = length.join(tied, on="game", how="left").with_columns(
+        pl.col("tie_deals").fill_null(0), (pl.col("tie_deals").fill_null(0) > 0).alias("tied")
+    )
+    lengths = per_game.group_by("length").agg(pl.len().cast(pl.Int64).alias("games")).sort("length")
+    ties = per_game.group_by("tied").agg(
+        pl.len().cast(pl.Int64).alias("games"),
+        pl.col("tie_deals").sum().cast(pl.Int64),
+        pl.col("length").sum().cast(pl.Int64).alias("deals"),
+    )
+    lengths, ties = pl.collect_all([lengths, ties])
+    by = {row["tied"]: row for row in ties.iter_rows(named=True)}
+    tied_row = by.get(True, {"games": 0, "tie_deals": 0, "deals": 0})
+    other_row = by.get(False, {"games": 0, "tie_deals": 0, "deals": 0})
+    games = tied_row["games"] + other_row["games"]
+    extra = (
+        tied_row["deals"] / tied_row["games"] - other_row["deals"] / other_row["games"]
+        if tied_row["games"] and other_row["games"]
+        else float("nan")
+    )
+    cumulative = np.cumsum(lengths["games"].to_numpy()) / games
+    values = lengths["length"].to_numpy()
+    return GameShape(
+        run,
+        t,
+        lengths,
+        _repeat_mean(values, lengths["games"].to_numpy()),
+        int(values[np.searchsorted(cumulative, 0.5)]),
+        int(values[np.searchsorted(cumulative, 0.99)]),
+        int(values.max()),
+        tied_row["games"],
+        tied_row["tie_deals"],
+        stats.proportion_ci(tied_row["games"], games),
+        extra,
+    )
+
+
+@dataclass(frozen=True)
+class IndependentDeals:
+    run: Run
+    deals: int
+    dealer_points: stats.Estimate
+    other_points: stats.Estimate
+    total_points: stats.Estimate
+    scope_mean: stats.Estimate
+    any_scopa: stats.Estimate
+
+
+def independent_deals(run: Run) -> IndependentDeals:
+    """Per-deal means from a two-sided --deals run: every deal independent, plain t intervals."""
+    lf = run.scan()
+    points = (
+        lf.group_by("dealer", "points")
+        .agg(pl.len().cast(pl.Int64).alias("n"))
+        .sort("dealer", "points")
+    )
+    per_deal = lf.group_by("game").agg(
+        pl.col("points").cast(pl.Int64).sum(), pl.col("scope").cast(pl.Int64).sum()
+    )
+    totals = per_deal.group_by("points").agg(pl.len().cast(pl.Int64).alias("n")).sort("points")
+    scope = per_deal.group_by("scope").agg(pl.len().cast(pl.Int64).alias("n")).sort("scope")
+    points, totals, scope = pl.collect_all([points, totals, scope])
+    dealer = points.filter(pl.col("dealer"))
+    other = points.filter(~pl.col("dealer"))
+    deals = int(scope["n"].sum())
+    return IndependentDeals(
+        run,
+        deals,
+        _repeat_mean(dealer["points"], dealer["n"]),
+        _repeat_mean(other["points"], other["n"]),
+        _repeat_mean(totals["points"], totals["n"]),
+        _repeat_mean(scope["scope"], scope["n"]),
+        stats.proportion_ci(int(scope.filter(pl.col("scope") > 0)["n"].sum()), deals),
+    )
+
+
+def _points_chart(shape: DealShape) -> reporting.Markup:
+    frame = shape.points
+    fig, ax = plt.subplots(figsize=(7.5, 3.4))
+    x = frame["points"].to_numpy()
+    for offset, column, label, color in (
+        (-0.2, "dealer", "dealer's side", COLORS[0]),
+        (0.2, "other", "other side", COLORS[1]),
+    ):
+        counts = frame[column].to_numpy()
+        ax.bar(x + offset, counts / counts.sum(), width=0.4, label=label, color=color)
+    ax.set_xlabel("points of a side in a deal")
+    ax.set_ylabel("share of side-deals")
+    ax.set_xticks(x)
+    ax.legend()
+    fig.tight_layout()
+    return reporting.svg(fig)
+
+
+def _scope_chart(shape: DealShape) -> reporting.Markup:
+    frame = shape.scope
+    fig, ax = plt.subplots(figsize=(7.5, 3.0))
+    x = frame["scope"].to_numpy()
+    counts = frame["deals"].to_numpy()
+    ax.bar(x, counts / counts.sum(), width=0.7, color=COLORS[0])
+    ax.set_xlabel("scope in a deal, all sides together")
+    ax.set_ylabel("share of deals")
+    ax.set_xticks(x)
+    fig.tight_layout()
+    return reporting.svg(fig)
+
+
+def _length_chart(games: list[GameShape]) -> reporting.Markup:
+    fig, ax = plt.subplots(figsize=(7.5, 3.4))
+    width = 0.8 / len(games)
+    for i, (g, color) in enumerate(zip(games, COLORS * 3, strict=False)):
+        x = g.lengths["length"].to_numpy()
+        counts = g.lengths["games"].to_numpy()
+        ax.bar(
+            x + (i - (len(games) - 1) / 2) * width,
+            counts / counts.sum(),
+            width=width,
+            color=color,
+            label=f"target {g.target}",
+        )
+    ax.set_xlabel("deals in a game")
+    ax.set_ylabel("share of games")
+    ax.set_xticks(range(1, max(g.longest for g in games) + 1))
+    ax.legend()
+    fig.tight_layout()
+    return reporting.svg(fig)
+
+
+def _share(count: int, total: int) -> str:
+    if count == 0:
+        return "0"
+    share = 100 * count / total
+    return f"{share:.2f} %" if share >= 0.01 else f"{share:.1e} %"
+
+
+def _pct(e: stats.Estimate) -> str:
+    return f"{100 * e.value:.2f} % [{100 * e.low:.2f}, {100 * e.high:.2f}]"
+
+
+def _deal_section(shape: DealShape, plain: IndependentDeals | None) -> reporting.Section:
+    means = [
+        ["dealer's side, points per deal", reporting.ci(shape.dealer_points)],
+        ["other side, points per deal", reporting.ci(shape.other_points)],
+        ["all sides, points per deal", reporting.ci(shape.total_points)],
+        ["scope per deal, all sides", reporting.ci(shape.scope_mean)],
+        ["deals with at least one scopa", _pct(shape.any_scopa)],
+    ]
+    columns = ["quantity", f"{shape.run.name}, {shape.deals:,} deals in games"]
+    if plain is not None:
+        columns.append(f"{plain.run.name}, {plain.deals:,} independent deals")
+        means[0].append(reporting.ci(plain.dealer_points))
+        means[1].append(reporting.ci(plain.other_points))
+        means[2].append(reporting.ci(plain.total_points))
+        means[3].append(reporting.ci(plain.scope_mean))
+        means[4].append(_pct(plain.any_scopa))
+    points = shape.points
+    dealer_total, other_total = int(points["dealer"].sum()), int(points["other"].sum())
+    scope_total = int(shape.scope["deals"].sum())
+    return reporting.Section(
+        "A deal",
+        text=(
+            "The four categories (cards, coins, settebello, primiera) give 1 to 4 points per deal "
+            "in all: the settebello always goes to some side, the other three score nothing when "
+            "tied. Every scopa adds one point."
+        ),
+        figures=[
+            reporting.Figure(
+                f"Points of a side in a deal ({shape.run.name})", _points_chart(shape)
+            ),
+            reporting.Figure(f"Scope in a deal, all sides ({shape.run.name})", _scope_chart(shape)),
+        ],
+        tables=[
+            reporting.Table("Means per deal (95% CI)", columns, means),
+            reporting.Table(
+                f"Points of a side in a deal ({shape.run.name}): share of side-deals",
+                ["points", "dealer's side", "other side"],
+                [
+                    [str(p), _share(d, dealer_total), _share(o, other_total)]
+                    for p, d, o in points.select("points", "dealer", "other").iter_rows()
+                ],
+            ),
+            reporting.Table(
+                f"Scope in a deal, all sides ({shape.run.name}): share of deals",
+                ["scope", "deals", "share"],
+                [[str(k), f"{n:,}", _share(n, scope_total)] for k, n in shape.scope.iter_rows()],
+            ),
+        ],
+    )
+
+
+def _game_section(games: list[GameShape]) -> reporting.Section:
+    rows = [
+        [
+            str(g.target),
+            g.run.name,
+            f"{g.games:,}",
+            reporting.ci(g.length),
+            str(g.median),
+            str(g.p99),
+            str(g.longest),
+            _pct(g.tie_share),
+            f"{g.tie_deals:,}",
+            f"{g.extra_if_tied:.2f}",
+        ]
+        for g in games
+    ]
+    longest = max(g.longest for g in games)
+    shares = [
+        [str(n)]
+        + [
+            _share(int(g.lengths.filter(pl.col("length") == n)["games"].sum()), g.games)
+            for g in games
+        ]
+        for n in range(1, longest + 1)
+    ]
+    return reporting.Section(
+        "A game",
+        text=(
+            "Points are added at the end of each deal; the first side to reach the target at the "
+            "end of a deal wins, and if the leading sides are tied at or above it, further deals "
+            "are played (RULES.md §6). 'Tie deals' counts the deals after which that happened; "
+            "each one forced a further deal."
+        ),
+        figures=[reporting.Figure("Deals per game, by target", _length_chart(games))],
+        tables=[
+            reporting.Table(
+                "Game length and ties at the target",
+                [
+                    "target",
+                    "run",
+                    "games",
+                    "deals per game [95% CI]",
+                    "median",
+                    "99th percentile",
+                    "longest",
+                    "games with a tie at the target [95% CI]",
+                    "tie deals",
+                    "tied games: mean extra deals over the others",
+                ],
+                rows,
+            ),
+            reporting.Table(
+                "Share of games by length (deals)",
+                ["deals", *(f"target {g.target}" for g in games)],
+                shares,
+            ),
+        ],
+    )
+
+
+def build(data: Path) -> reporting.Page:
+    """What does a deal and a game look like?
+
+    Points per side and scope per deal (histograms, cluster-robust means), deals per game for
+    targets 11, 16 and 21, and the share of games where a tie at the target forced extra deals.
+    """
+    game_runs = [require(data, name) for name in GAME_RUNS]
+    base = require(data, BASE)
+    deals_run = runs(data).get(DEALS)
+    shape = deal_shape(base)
+    # The cross-check needs one other side per deal, so that side-deals are independent.
+    usable = deals_run is not None and deals_run.mode == "deals" and sides(deals_run) == 2
+    plain = independent_deals(deals_run) if usable else None
+    games = sorted((game_shape(run) for run in game_runs), key=lambda g: g.target)
+    head = next((g for g in games if g.run.name == BASE), games[0])
+    finding = (
+        f"A game to {head.target} between greedy players lasts {reporting.ci(head.length)} deals, "
+        f"and {_pct(head.tie_share)} of games need extra deals because the leaders tie at or above "
+        "the target."
+    )
+    provenance = [g.run.provenance(g.deals) for g in games]
+    if plain is not None:
+        provenance.append(plain.run.provenance(plain.deals))
+    return reporting.Page(
+        slug="deal-shape",
+        title="The shape of a deal and of a game",
+        question=QUESTION,
+        method=METHOD,
+        finding=finding,
+        sections=[_deal_section(shape, plain), _game_section(games)],
+        data=provenance,
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main(build))

@@ -1,0 +1,342 @@
+"""The seat-advantage, deal-shape and variant-comparison pages on small synthetic runs whose
+answers are known by construction (fake Parquet runs and manifests written in tmp_path)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from analyses import deal_shape, seat_advantage, variant_comparison
+from analyses._common import MissingData, runs
+from scopa_sim import stats
+from scopa_sim.reporting import render_page
+from scopa_sim.storage import SCHEMA
+
+DEALER_BONUS = 0.5  # expected extra points of the dealer's side per deal
+
+
+def write_run(
+    root: Path, name: str, columns: dict, *, variant: str, players, mode="games", complete=True
+):
+    """A run folder of one Parquet chunk following SCHEMA, and its manifest beside it."""
+    n = len(columns["game"])
+    full = {}
+    for column, dtype in SCHEMA.items():
+        if column in columns:
+            full[column] = pl.Series(column, columns[column]).cast(dtype)
+        elif column in ("run", "variant"):
+            full[column] = pl.Series(column, [name if column == "run" else variant] * n, dtype)
+        else:
+            full[column] = pl.Series(column, np.zeros(n, np.int64)).cast(dtype)
+    folder = root / name
+    folder.mkdir(parents=True)
+    pl.DataFrame(full).write_parquet(folder / "chunk-000000.parquet")
+    units = len(np.unique(columns["game"]))
+    config = {
+        "name": name,
+        "mode": mode,
+        "players": list(players),
+        "seed": 1,
+        "count": units,
+        "variant": variant.split(":")[0],
+        "variant_label": variant,
+    }
+    (root / f"{name}.manifest.json").write_text(
+        json.dumps({"complete": complete, "config": config})
+    )
+
+
+def seat_columns(rng, *, games, deals, n_players, highs, strategies, winners=None, mode="games"):
+    """Uniform points on 0..high-1 per side, plus a fair coin (mean 0.5) for the dealer's side."""
+    sides = len(highs)
+    g, d, s = (
+        a.ravel()
+        for a in np.meshgrid(np.arange(games), np.arange(deals), np.arange(sides), indexing="ij")
+    )
+    turn = g if mode == "deals" else d  # --deals runs: deal i is led by player i % n
+    dealer = ((turn + n_players - 1) % n_players) % sides == s
+    points = rng.integers(0, np.asarray(highs)[s]) + dealer * rng.integers(0, 2, len(s))
+    score = points.reshape(games, deals, sides).cumsum(axis=1).ravel()
+    final = (d == deals - 1) & (mode == "games")
+    won = final & (s == winners[g]) if winners is not None else np.zeros(len(s), bool)
+    return {
+        "game": g,
+        "deal": d if mode == "games" else np.zeros_like(d),
+        "side": s,
+        "strategy": np.asarray(strategies)[s],
+        "dealer": dealer,
+        "points": points,
+        "score": score if mode == "games" else points,
+        "final": final,
+        "won": won,
+    }
+
+
+@pytest.fixture(scope="module")
+def seat_data(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("seat")
+    rng = np.random.default_rng(20261129)
+    # Two-player games; the first dealer (side 1) wins exactly the games with g % 5 < 3.
+    winners = np.where(np.arange(4000) % 5 < 3, 1, 0)
+    base = seat_columns(
+        rng,
+        games=4000,
+        deals=5,
+        n_players=2,
+        highs=[5, 5],
+        strategies=["greedy"] * 2,
+        winners=winners,
+    )
+    write_run(root, "classic-greedy", base, variant="classic", players=["greedy", "greedy"])
+    # The same first 2000 games under another label: the forced-capture section must see identity.
+    half = pl.DataFrame(base).filter(pl.col("game") < 2000).to_dict(as_series=False)
+    write_run(
+        root,
+        "classic-forced-capture",
+        half,
+        variant="classic:forced_capture=true",
+        players=["greedy", "greedy"],
+    )
+    write_run(
+        root,
+        "synth-deals",
+        seat_columns(
+            rng,
+            games=20000,
+            deals=1,
+            n_players=2,
+            highs=[5, 5],
+            strategies=["greedy"] * 2,
+            mode="deals",
+        ),
+        variant="classic",
+        players=["greedy", "greedy"],
+        mode="deals",
+    )
+    # Three sides: the first dealer is player 2, side 2; it wins every game.
+    write_run(
+        root,
+        "synth-3p",
+        seat_columns(
+            rng,
+            games=3000,
+            deals=4,
+            n_players=3,
+            highs=[5, 5, 5],
+            strategies=["greedy"] * 3,
+            winners=np.full(3000, 2),
+        ),
+        variant="classic-3p",
+        players=["greedy"] * 3,
+    )
+    # Greedy (mean 2) against a weaker random side (mean 1): each gains 0.5 from dealing, but
+    # side 1 deals 3 of the 5 deals, so the raw dealer-minus-other is 0.5 - 1/5 = 0.3.
+    write_run(
+        root,
+        "synth-mixed",
+        seat_columns(
+            rng,
+            games=4000,
+            deals=5,
+            n_players=2,
+            highs=[5, 3],
+            strategies=["greedy", "random"],
+            winners=np.zeros(4000, int),
+        ),
+        variant="classic",
+        players=["greedy", "random"],
+    )
+    write_run(
+        root,
+        "synth-unfinished",
+        base,
+        variant="classic",
+        players=["greedy", "greedy"],
+        complete=False,
+    )
+    return root
+
+
+def test_seat_edges_recover_the_planted_bonus(seat_data):
+    found = runs(seat_data)
+    assert "synth-unfinished" not in found
+    for name in ("classic-greedy", "synth-deals", "synth-3p"):
+        edge = seat_advantage.measure(found[name])
+        assert edge.edge.low < DEALER_BONUS < edge.edge.high, name
+        assert edge.edge.half_width < 0.06
+    games = seat_advantage.measure(found["classic-greedy"])
+    assert games.deals == 20000 and games.edge.n == 4000  # clusters are games
+    assert games.first_won == stats.proportion_ci(2400, 4000)
+    assert seat_advantage.measure(found["synth-3p"]).first_won.value == 1.0
+    deals = seat_advantage.measure(found["synth-deals"])
+    assert deals.first_won is None and deals.edge.n == 20000
+
+    mixed = seat_advantage.measure(found["synth-mixed"])
+    assert mixed.edge.low < 0.3 < mixed.edge.high
+    assert [s.strategy for s in mixed.strategies] == ["greedy", "random"]
+    for s in mixed.strategies:
+        assert s.gain.low < DEALER_BONUS < s.gain.high, s.strategy
+    assert mixed.first_won.value == 0.0  # side 0 (greedy) wins every game; side 1 dealt first
+
+
+SYNTH_FORCED = ("classic-greedy", "classic-forced-capture")  # the synthetic pair of identical runs
+
+
+def test_seat_forced_capture_pairs_identical_runs(seat_data, monkeypatch):
+    monkeypatch.setattr(seat_advantage, "FORCED", SYNTH_FORCED)
+    found = runs(seat_data)
+    base, forced = (seat_advantage.measure(found[n]) for n in seat_advantage.FORCED)
+    fc = seat_advantage.forced_capture(base, forced)
+    assert fc.common_rows == fc.identical_rows == 2000 * 5 * 2
+    assert fc.deal0.value == 0 and fc.deal0.half_width == 0 and fc.deal0.n == 2000
+
+
+def test_seat_page(seat_data, monkeypatch):
+    monkeypatch.setattr(seat_advantage, "FORCED", SYNTH_FORCED)
+    page = seat_advantage.build(seat_data)
+    headings = [s.heading for s in page.sections]
+    assert "By strategy" in headings and "Does forced capture change the edge?" in headings
+    assert {row["run"] for row in page.data} == {
+        "classic-greedy",
+        "classic-forced-capture",
+        "synth-deals",
+        "synth-3p",
+        "synth-mixed",
+    }
+    assert page.finding.startswith("In classic-greedy") and "60.00 %" in page.finding
+    assert all("<svg" in f.svg for s in page.sections for f in s.figures)
+    assert render_page(page) == render_page(seat_advantage.build(seat_data))  # deterministic
+
+
+# Deal shape: games of planted lengths, with planted ties at the target.
+LENGTHS = {11: [3, 4, 5, 6], 16: [5, 6, 7], 21: [7, 9]}
+TIES = {11: 7, 16: 3, 21: 0}  # games where the leaders tie at the target once, then one more deal
+
+
+def game_rows(target: int, length: int, tie: bool):
+    """(side-0 points, side-1 points) per deal of a game won by side 0 after ``length`` deals."""
+    if tie:  # both climb together, both land on the target, then side 0 pulls ahead
+        early = [(1, 1)] * (length - 2)
+        return [*early, (target - (length - 2),) * 2, (1, 0)]
+    return [*[(1, 1)] * (length - 1), (target - (length - 1), 0)]  # tied below the target only
+
+
+@pytest.fixture(scope="module")
+def shape_data(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("shape")
+    for target, name in (
+        (11, "classic-greedy"),
+        (16, "classic-target-16"),
+        (21, "classic-target-21"),
+    ):
+        cols = {
+            k: []
+            for k in ("game", "deal", "side", "dealer", "points", "score", "scope", "final", "won")
+        }
+        games = [(length, False) for length in LENGTHS[target] * 25] + [(5, True)] * TIES[target]
+        for game, (length, tie) in enumerate(games):
+            score = [0, 0]
+            deals = game_rows(target, length, tie)
+            for deal, pts in enumerate(deals):
+                for side in (0, 1):
+                    score[side] += pts[side]
+                    last = deal == len(deals) - 1
+                    cols["game"].append(game)
+                    cols["deal"].append(deal)
+                    cols["side"].append(side)
+                    cols["dealer"].append(side == (deal + 1) % 2)
+                    cols["points"].append(pts[side])
+                    cols["score"].append(score[side])
+                    cols["scope"].append(deal % 2 if side == 0 else 0)  # one scopa in odd deals
+                    cols["final"].append(last)
+                    cols["won"].append(last and side == 0)
+        variant = "classic" if target == 11 else f"classic:target={target}"
+        write_run(root, name, cols, variant=variant, players=["greedy", "greedy"])
+    rng = np.random.default_rng(3)
+    write_run(
+        root,
+        "classic-deals",
+        seat_columns(
+            rng,
+            games=1000,
+            deals=1,
+            n_players=2,
+            highs=[5, 5],
+            strategies=["greedy"] * 2,
+            mode="deals",
+        ),
+        variant="classic",
+        players=["greedy", "greedy"],
+        mode="deals",
+    )
+    return root
+
+
+def test_game_lengths_and_ties_are_exact(shape_data):
+    found = runs(shape_data)
+    for target, name in (
+        (11, "classic-greedy"),
+        (16, "classic-target-16"),
+        (21, "classic-target-21"),
+    ):
+        g = deal_shape.game_shape(found[name])
+        lengths = LENGTHS[target] * 25 + [5] * TIES[target]
+        assert g.target == target
+        assert g.games == len(lengths) and g.deals == sum(lengths)
+        assert g.length.value == pytest.approx(np.mean(lengths))
+        assert g.length == stats.mean_ci(lengths)
+        assert g.tie_games == g.tie_deals == TIES[target]  # ties below the target are not counted
+        assert g.tie_share == stats.proportion_ci(TIES[target], len(lengths))
+        assert g.longest == max(lengths)
+
+
+def test_deal_shape_page(shape_data):
+    found = runs(shape_data)
+    shape = deal_shape.deal_shape(found["classic-greedy"])
+    lengths = LENGTHS[11] * 25 + [5] * TIES[11]
+    odd = sum(n // 2 for n in lengths)  # deals with one scopa
+    assert shape.deals == sum(lengths)
+    assert shape.scope_mean.value == pytest.approx(odd / sum(lengths))
+    assert dict(shape.scope.iter_rows()) == {0: sum(lengths) - odd, 1: odd}
+    assert int(shape.points["dealer"].sum()) == int(shape.points["other"].sum()) == sum(lengths)
+
+    page = deal_shape.build(shape_data)
+    assert [s.heading for s in page.sections] == ["A deal", "A game"]
+    assert [row["run"] for row in page.data] == [
+        "classic-greedy",
+        "classic-target-16",
+        "classic-target-21",
+        "classic-deals",
+    ]
+    assert f"lasts {np.mean(lengths):.3f} [" in page.finding
+    assert sum(len(s.figures) for s in page.sections) == 3
+
+
+def test_pages_need_their_runs(tmp_path):
+    for module in (deal_shape, seat_advantage):
+        with pytest.raises(MissingData):
+            module.build(tmp_path)
+
+
+def test_variant_comparison_page(monkeypatch, tmp_path):
+    monkeypatch.setattr(variant_comparison, "COUNT", 2000)
+    monkeypatch.setattr(variant_comparison, "WORKERS", 1)
+    page = variant_comparison.build(tmp_path)  # an empty folder: nothing is read
+    assert page.slug == "variant-comparison"
+    (section,) = page.sections
+    assert "<svg" in section.figures[0].svg
+    arms_in_table = {row[1] for row in section.tables[0].rows}
+    assert arms_in_table == set(variant_comparison.ARMS)
+    assert [row["arm"] for row in page.data] == list(variant_comparison.ARMS)
+    assert all(
+        row["deals"] == "2,000" and "not read from the data folder" in row["source"]
+        for row in page.data
+    )
+    # the random player is bound by forced capture, so that arm plays differently
+    forced = [r for r in section.tables[0].rows if r[1] == "classic:forced_capture=true"]
+    assert any(r[3] != "0.000 [0.000, 0.000]" for r in forced)
+    assert page.finding.startswith("Clearest difference from classic:")

@@ -1,0 +1,343 @@
+"""``scopa-sim compare``: paired comparisons of variants on the same packs.
+
+A variant compared with itself plays identical deals (same packs, same players' random numbers),
+so every difference is exactly zero with a zero-width interval and p = 1. A real rule change with
+a known direction (a higher target makes longer games) comes out significant. The command line
+prints one JSON object per (metric, arm) with fixed keys, stops ``--precision`` runs as soon as
+every half-width is below H (or at ``--max``), writes ``--html`` pages, and answers bad input
+with exit status 2 and one line on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from scopa_sim.rules import variant
+from scopa_sim import api, cli, compare
+
+PYTHON = sys.executable
+KEYS = {
+    "metric", "arm", "estimate", "ci_low", "ci_high", "diff", "diff_ci_low", "diff_ci_high",
+    "p_value", "p_holm",
+}  # fmt: skip
+DIFF_KEYS = ("diff", "diff_ci_low", "diff_ci_high", "p_value", "p_holm")
+PROGRESS = re.compile(r"^([\d,]+) (deals|games) per arm: largest CI half-width ([\d.]+)$")
+
+
+def scopa_sim(capsys, *args) -> tuple[int, str, str]:
+    """Run the command line in this process: (exit status, stdout, stderr)."""
+    try:
+        status = cli.main([str(a) for a in args])
+    except SystemExit as exit:  # argparse errors
+        status = exit.code
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def strict_json(text: str):
+    """JSON without NaN or Infinity, which are not JSON."""
+
+    def refuse(constant):
+        raise ValueError(f"{constant} in JSON output")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def by_key(result: compare.Comparison) -> dict:
+    return {(r.metric, r.arm): r for r in result.rows}
+
+
+def check_rows(result: compare.Comparison, arms: list[str], mode: str) -> None:
+    metrics = list(compare.metrics(variant("classic"), mode))
+    assert [(r.metric, r.arm) for r in result.rows] == [(m, a) for m in metrics for a in arms]
+    for r in result.rows:
+        e = r.estimate
+        assert e.low <= e.value <= e.high and e.n == result.units
+        if r.arm == arms[0]:
+            assert r.diff is r.p_value is r.p_holm is None
+            continue
+        assert r.diff.low <= r.diff.value <= r.diff.high
+        assert 0 <= r.p_value <= r.p_holm <= 1
+
+
+# a variant against itself -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "mode, count, players",
+    [("deals", 20_000, ["greedy", "greedy"]), ("games", 2_000, ["random", "greedy"])],
+)
+def test_a_variant_against_itself_has_no_difference(mode, count, players):
+    arms = ["classic", "classic", "classic"]
+    result = compare.compare(arms, players, mode=mode, count=count, seed=11)
+    assert result.mode == mode and result.units == count and result.seed == 11
+    rows = result.rows
+    metrics = list(compare.metrics(variant("classic"), mode))
+    assert [r.metric for r in rows] == [m for m in metrics for _ in arms]
+    for i, r in enumerate(rows):
+        base = rows[i - i % len(arms)]
+        assert r.estimate == base.estimate  # identical play: identical estimates
+        assert r.estimate.n == count and r.estimate.low < r.estimate.value < r.estimate.high
+        if i % len(arms) == 0:
+            assert r.diff is r.p_value is r.p_holm is None
+        else:
+            assert (r.diff.value, r.diff.low, r.diff.high) == (0.0, 0.0, 0.0), r
+            assert r.p_value == 1.0 and r.p_holm == 1.0
+    # the comparison is still honest about the arms' own uncertainty
+    assert result.max_half_width > 0
+
+
+def test_deal_estimates_agree_with_the_api():
+    """The compare estimates are the plain per-deal means of the same deals played by the API."""
+    result = compare.compare(
+        ["classic", "classic:target=16"], ["random", "greedy"], mode="deals", count=5_000, seed=3
+    )
+    out = api.play_deals("classic", ["random", "greedy"], deals=5_000, seed=3)
+    totals = out.totals.astype(float)
+    rows = np.arange(len(out))
+    leader = totals[rows, out.game % 2]
+    dealer = totals[rows, out.dealer_side]
+    assert np.all(out.game % 2 != out.dealer_side)  # two players: the other one deals
+    expect = {
+        "points_seat0": leader.mean(),
+        "points_seat1": dealer.mean(),
+        "dealer_edge": (dealer - leader).mean(),
+        "scope": out.scope.sum(axis=1).mean(),
+    }
+    got = by_key(result)
+    for metric, value in expect.items():
+        assert got[(metric, "classic")].estimate.value == pytest.approx(value, rel=1e-12, abs=1e-12)
+        # the target does not enter a lone deal: same packs, same play, no difference
+        assert got[(metric, "classic:target=16")].diff.value == 0.0
+
+
+# a rule change with a known effect --------------------------------------------------------------
+
+
+def test_a_higher_target_makes_longer_games():
+    arms = ["classic", "classic:target=16"]
+    result = compare.compare(arms, ["greedy", "greedy"], mode="games", count=2_000, seed=5)
+    check_rows(result, arms, "games")
+    rows = by_key(result)
+    base, longer = rows[("game_length", "classic")], rows[("game_length", "classic:target=16")]
+    assert longer.diff.value > 0 and longer.diff.low > 0
+    assert longer.p_holm < 1e-6
+    assert longer.diff.value == pytest.approx(longer.estimate.value - base.estimate.value, rel=1e-9)
+    # game length is deals per game: check it against the games played directly
+    out = api.play_games("classic", ["greedy", "greedy"], games=2_000, seed=5)
+    assert base.estimate.value == pytest.approx(len(out) / 2_000, rel=1e-12)
+    assert out.final.sum() == 2_000
+    # the side that leads the first deal wins a share of games in [0, 1]
+    win = rows[("game_win_seat0", "classic")].estimate
+    assert win.value == pytest.approx(np.mean(out.winner[out.final] == 0), rel=1e-12)
+    assert 0 < win.low < win.value < win.high < 1
+
+
+def test_holm_adjusts_over_every_comparison():
+    arms = ["classic", "classic:target=16", "classic:target=21"]
+    result = compare.compare(arms, ["random", "random"], mode="games", count=500, seed=8)
+    check_rows(result, arms, "games")
+    compared = [r for r in result.rows if r.p_value is not None]
+    assert len(compared) == len(compare.metrics(variant("classic"), "games")) * 2
+    m = len(compared)
+    smallest = min(compared, key=lambda r: r.p_value)
+    assert smallest.p_holm == pytest.approx(min(1.0, m * smallest.p_value), rel=1e-9)
+
+
+def test_workers_and_chunks_do_not_change_the_result(monkeypatch):
+    arms = ["classic", "classic:target=16"]
+    players = ["random", "greedy"]
+    one = compare.compare(arms, players, mode="games", count=1_500, seed=9, workers=1)
+    monkeypatch.setattr(compare, "CHUNK", 400)
+    split = compare.compare(arms, players, mode="games", count=1_500, seed=9, workers=2)
+    assert split.rows == one.rows
+
+
+# command line -----------------------------------------------------------------------------------
+
+FORCED = ["classic", "classic:forced_capture=true"]
+
+
+def test_cli_json_one_object_per_metric_and_arm():
+    proc = subprocess.run(
+        [PYTHON, "-m", "scopa_sim", "compare", *FORCED, "--players", "greedy,greedy",
+         "--deals", "20000", "--seed", "1", "--json"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    rows = strict_json(proc.stdout)
+    assert isinstance(rows, list)
+    assert [(r["metric"], r["arm"]) for r in rows] == [
+        (m, a) for m in compare.metrics(variant("classic"), "deals") for a in FORCED
+    ]
+    for r in rows:
+        assert set(r) - {"n"} == KEYS, sorted(r)
+        assert r["n"] == 20_000
+        assert r["ci_low"] <= r["estimate"] <= r["ci_high"]
+        if r["arm"] == FORCED[0]:
+            assert all(r[k] is None for k in DIFF_KEYS), r
+        else:
+            assert r["diff_ci_low"] <= r["diff"] <= r["diff_ci_high"]
+            assert 0 <= r["p_value"] <= r["p_holm"] <= 1
+            # greedy captures whenever it can, so forcing captures changes no play: the arms
+            # play the same packs, hence exactly the same deals
+            assert r["diff"] == r["diff_ci_low"] == r["diff_ci_high"] == 0
+            assert r["p_value"] == 1
+    assert len({(r["metric"], r["arm"]) for r in rows}) == len(rows)
+
+
+def test_cli_table(capsys):
+    status, out, err = scopa_sim(
+        capsys, "compare", "classic", "classic:target=16", "--players", "random,random",
+        "--games", "300", "--seed", "2",
+    )  # fmt: skip
+    assert status == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0].split()[:2] == ["metric", "arm"]
+    assert set(lines[1]) <= {"-", " "}
+    body = lines[2:-1]
+    assert len(body) == 2 * len(compare.metrics(variant("classic"), "games"))
+    assert sum(line.startswith("game_length") for line in body) == 2
+    assert "300 games per arm, seed 2" in lines[-1]
+
+
+def progress_lines(err: str) -> list[tuple[int, float]]:
+    found = []
+    for line in err.splitlines():
+        match = PROGRESS.match(line)
+        assert match, f"unexpected stderr line {line!r}"
+        found.append((int(match[1].replace(",", "")), float(match[3])))
+    return found
+
+
+def max_half_width(rows: list[dict]) -> float:
+    widths = [(r["ci_high"] - r["ci_low"]) / 2 for r in rows]
+    widths += [(r["diff_ci_high"] - r["diff_ci_low"]) / 2 for r in rows if r["diff"] is not None]
+    return max(widths)
+
+
+def test_cli_precision_stops_once_every_half_width_is_below_h(capsys):
+    h = 0.08
+    status, out, err = scopa_sim(
+        capsys, "compare", "classic", "classic:forced_capture=true", "--players", "random,random",
+        "--deals", "1000", "--seed", "4", "--precision", h, "--json",
+    )  # fmt: skip
+    assert status == 0, err
+    steps = progress_lines(err)
+    units = [n for n, _ in steps]
+    assert units == [1000 * 2**i for i in range(len(steps))]  # doubling from --deals
+    assert len(steps) >= 2, "H should need more than the first round"
+    assert all(width >= h for _, width in steps[:-1]), steps  # it did not stop early
+    rows = strict_json(out)
+    assert all(r["n"] == units[-1] for r in rows)
+    assert max_half_width(rows) < h  # ... and stopped as soon as every CI was narrow enough
+    assert max_half_width(rows) == pytest.approx(steps[-1][1], abs=5e-5)
+
+
+def test_cli_precision_respects_max(capsys):
+    status, out, err = scopa_sim(
+        capsys, "compare", *FORCED, "--players", "random,random", "--deals", "1000", "--seed", "4",
+        "--precision", "1e-6", "--max", "3000", "--json",
+    )  # fmt: skip
+    assert status == 0, err
+    assert [n for n, _ in progress_lines(err)] == [1000, 2000, 3000]
+    rows = strict_json(out)
+    assert all(r["n"] == 3000 for r in rows)
+    assert max_half_width(rows) >= 1e-6  # stopped by the cap, not by the precision
+
+
+def test_precision_first_round_is_capped_by_max(capsys):
+    status, out, _ = scopa_sim(
+        capsys, "compare", *FORCED, "--players", "greedy,greedy", "--deals", "3000", "--seed", "4",
+        "--precision", "1e-6", "--max", "2000", "--json",
+    )  # fmt: skip
+    assert status == 2 or all(r["n"] <= 2000 for r in strict_json(out))
+
+
+def test_cli_html_page(capsys, tmp_path):
+    page = tmp_path / "compare.html"
+    status, out, err = scopa_sim(
+        capsys, "compare", "classic", "classic:target=16", "--players", "greedy,greedy",
+        "--games", "400", "--seed", "3", "--html", page,
+    )  # fmt: skip
+    assert status == 0, err
+    assert "game_length" in out  # the table is still printed
+    html = page.read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>") and html.rstrip().endswith("</html>")
+    assert "<title>Variant comparison" in html
+    assert html.count("<svg") == 1
+    assert "classic:target=16" in html and "game_length" in html
+    assert "400 games with seed 3" in html
+
+
+# bad input --------------------------------------------------------------------------------------
+
+GOOD = ["--players", "greedy,greedy", "--deals", "100", "--seed", "1"]
+TWO = ["classic", "classic"]
+BAD = {
+    "unknown variant": (["classic", "nope", *GOOD], ["'nope'", "classic"]),
+    "unknown option in an arm": (["classic", "classic:bogus=1", *GOOD], ["'bogus'"]),
+    "option without a value": (["classic", "classic:target", *GOOD], ["KEY=VALUE"]),
+    "option value out of range": (["classic", "classic:target=0", *GOOD], ["target"]),
+    "option value not a number": (["classic", "classic:target=abc", *GOOD], ["target", "'abc'"]),
+    "one arm only": (["classic", *GOOD], ["two arms"]),
+    "arms with different sides": (["classic", "classic-3p", *GOOD], ["sides"]),
+    "wrong number of players": (
+        [*TWO, "--players", "greedy", "--deals", "9", "--seed", "1"], ["2 players"]
+    ),
+    "unknown player": (
+        [*TWO, "--players", "greedy,nobody", "--deals", "9", "--seed", "1"], ["'nobody'"]
+    ),
+    "negative precision": ([*TWO, *GOOD, "--precision", "-1"], ["--precision"]),
+    "zero precision": ([*TWO, *GOOD, "--precision", "0"], ["--precision"]),
+    "nan precision": ([*TWO, *GOOD, "--precision", "nan"], ["--precision"]),
+    "precision not a number": ([*TWO, *GOOD, "--precision", "tight"], ["--precision"]),
+    "zero deals": ([*TWO, "--players", "greedy,greedy", "--deals", "0", "--seed=1"], ["--deals"]),
+    "deals and games": ([*TWO, *GOOD, "--games", "5"], ["--games"]),
+    "neither deals nor games": (
+        [*TWO, "--players", "greedy,greedy", "--seed", "1"], ["--deals", "--games"]
+    ),
+    "no seed": ([*TWO, "--players", "greedy,greedy", "--deals", "9"], ["--seed"]),
+    "negative seed": ([*TWO, "--players", "greedy,greedy", "--deals", "9", "--seed=-1"], ["seed"]),
+    "zero max": ([*TWO, *GOOD, "--max", "0"], ["--max"]),
+    "zero workers": ([*TWO, *GOOD, "--workers", "0"], ["--workers"]),
+    "html folder missing": ([*TWO, *GOOD, "--html", "/no-such-dir/x.html"], ["/no-such-dir"]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(BAD))
+def test_cli_bad_input(capsys, case):
+    args, fragments = BAD[case]
+    status, out, err = scopa_sim(capsys, "compare", *args)
+    assert status == 2, f"exit status {status}; stderr: {err!r}"
+    assert "Traceback" not in err
+    lines = err.splitlines()
+    assert len(lines) == 1, f"stderr must be one line, got:\n{err}"
+    assert lines[0].startswith(("scopa-sim: error:", "scopa-sim compare: error:")), lines[0]
+    for fragment in fragments:
+        assert fragment in lines[0], f"{fragment!r} not in {lines[0]!r}"
+    assert out == ""
+
+
+def test_bad_input_leaves_no_html_file(capsys, tmp_path):
+    page = tmp_path / "compare.html"
+    status, _, _ = scopa_sim(capsys, "compare", "classic", "nope", *GOOD, "--html", page)
+    assert status == 2
+    assert not page.exists()
+
+
+def test_cli_bad_input_in_a_subprocess_has_no_traceback():
+    proc = subprocess.run(
+        [PYTHON, "-m", "scopa_sim", "compare", "classic", "classic:bogus=1", *GOOD, "--json"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert len(proc.stderr.splitlines()) == 1 and "Traceback" not in proc.stderr

@@ -1,0 +1,294 @@
+"""HTML report pages are self-contained, deterministic, and render in a real browser.
+
+A page must open from disk with no network: no external URL in any ``src``/``href``, CSS
+``url(...)`` or ``@import`` (the SVG ``xmlns`` namespace names are identifiers, never fetched),
+and every chart an inline ``<svg>``. The same inputs give byte-identical pages, also across
+processes with different hash seeds.
+
+Pages are rendered in headless Chromium (Debian's ``chromium`` package; ``make browser`` installs
+it, and ``.ci/run`` calls that before ``make test``). Without the browser the rendering tests skip
+on a developer machine but fail on CI (``CI=true``), so CI cannot pass without rendering.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import matplotlib.image
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from scopa_sim import compare, reporting, stats
+
+PYTHON = sys.executable
+ON_CI = os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+XMLNS = re.compile(r'\sxmlns(?::[\w-]+)?\s*=\s*"http://www\.w3\.org/[^"]*"')
+EXTERNAL = re.compile(r"^\s*(?:[a-z][a-z0-9+.-]*:)?//", re.IGNORECASE)  # http://, https://, //
+ATTRIBUTE_URL = re.compile(
+    r"""\b(?:src|href|srcset|action|formaction|poster|data|background|cite)\s*=\s*
+        (?:"([^"]*)"|'([^']*)'|([^\s>]+))""",
+    re.IGNORECASE | re.VERBOSE,
+)
+CSS_URL = re.compile(r"""url\(\s*(?:"([^"]*)"|'([^']*)'|([^)]*))\)""", re.IGNORECASE)
+FORBIDDEN_TAGS = ("<img", "<iframe", "<object", "<embed", "<script", "<link", "<base")
+
+# one xdist worker builds the pages and runs the browser (``make test`` runs -n 2 --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("html")
+
+
+# pages ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def comparison() -> compare.Comparison:
+    return compare.compare(
+        ["classic", "classic:target=16"], ["greedy", "greedy"], mode="games", count=300, seed=3
+    )
+
+
+def synthetic_page() -> reporting.Page:
+    """A page with two charts, a table and text that needs escaping."""
+    x = np.arange(1, 11)
+    fig, ax = plt.subplots(figsize=(5, 3))
+    ax.plot(x, np.sqrt(x), marker="o", color="#c0392b", label="sqrt")
+    ax.fill_between(x, np.sqrt(x) - 0.2, np.sqrt(x) + 0.2, color="#c0392b", alpha=0.2)
+    ax.set_xlabel("deals (thousands)")
+    ax.legend()
+    line = reporting.Figure("A line with a band", reporting.svg(fig))
+    fig, ax = plt.subplots(figsize=(5, 3))
+    ax.bar(["cards", "coins", "settebello", "primiera"], [0.48, 0.45, 0.5, 0.47], color="#2b5d8a")
+    ax.set_ylim(0, 1)
+    bars = reporting.Figure("Bars", reporting.svg(fig))
+    estimate = stats.proportion_ci(29, 18_278)
+    return reporting.Page(
+        slug="synthetic",
+        title="Synthetic report",
+        question="Does <b>escaping</b> work & do charts render?",
+        method="Two matplotlib charts inlined as SVG; one table.",
+        finding=f"Throw-in rate {reporting.ci(estimate, 5)}.",
+        sections=[
+            reporting.Section("Charts", text="Both charts are inline.", figures=[line, bars]),
+            reporting.Section(
+                "Numbers",
+                tables=[
+                    reporting.Table("A table", ["name", "value"], [["a < b", "1"], ["c & d", "2"]])
+                ],
+            ),
+        ],
+        data=[{"run": "synthetic", "seed": 0, "deals": "18,278"}],
+    )
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory, comparison) -> dict[str, Path]:
+    """The comparison page, the synthetic page and their index, written as a site."""
+    out = tmp_path_factory.mktemp("site")
+    pages = [compare.page(comparison), synthetic_page()]
+    index, *written = reporting.write_site(pages, out)
+    return {"index": index, **{p.stem: p for p in written}}
+
+
+# self-contained ---------------------------------------------------------------------------------
+
+
+def external_references(html: str) -> list[str]:
+    """Every reference in ``html`` that would be fetched from (or lead to) another host."""
+    bad = []
+    for pattern in (ATTRIBUTE_URL, CSS_URL):
+        for match in pattern.finditer(XMLNS.sub("", html)):
+            value = next(g for g in match.groups() if g is not None)
+            if EXTERNAL.match(value) or re.match(r"\s*(?:https?|ftp|file):", value, re.I):
+                bad.append(match.group(0))
+    bad += re.findall(r"@import[^;]*", html, re.IGNORECASE)
+    return bad
+
+
+def test_the_url_checks_catch_external_references():
+    """The checker itself: it must flag these and pass the namespace declarations."""
+    for snippet in (
+        '<img src="https://example.org/a.png">',
+        "<link rel=stylesheet href=//cdn.example.org/x.css>",
+        "<div style=\"background: url('http://example.org/b.png')\"></div>",
+        "<style>@import 'local.css';</style>",
+        '<svg><image xlink:href="https://example.org/c.png"/></svg>',
+    ):
+        assert external_references(snippet), snippet
+    inline = '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">'
+    inline += '<use xlink:href="#m1"/><g clip-path="url(#p1)"></g></svg><a href="index.html">i</a>'
+    assert external_references(inline) == []
+
+
+@pytest.mark.parametrize("name", ["variant-comparison", "synthetic", "index"])
+def test_pages_are_self_contained(site, name):
+    html = site[name].read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>")
+    assert external_references(html) == []
+    # stricter: apart from the SVG namespace names, no absolute URL appears anywhere
+    assert not re.search(r"(?:https?|ftp)://", XMLNS.sub("", html), re.IGNORECASE)
+    for tag in FORBIDDEN_TAGS:
+        assert tag not in html.lower(), f"{tag} in {name}: charts and styles must be inline"
+    # relative links point at pages of the site
+    for href in re.findall(r'<a href="([^"#]+)"', html):
+        assert (site[name].parent / href).is_file() or href == "index.html", href
+
+
+@pytest.mark.parametrize("name, charts", [("variant-comparison", 1), ("synthetic", 2)])
+def test_every_chart_is_inline_svg(site, name, charts):
+    html = site[name].read_text(encoding="utf-8")
+    figures = re.findall(r"<figure>(.*?)</figure>", html, re.DOTALL)
+    assert len(figures) == charts
+    for figure in figures:
+        assert figure.strip().startswith("<svg") and figure.count("</svg>") == 1
+        assert "<figcaption>" in figure
+    assert html.count("<svg") == charts
+    assert "<?xml" not in html and "<!DOCTYPE svg" not in html  # fragments, not documents
+    assert "<metadata>" not in html and "dc:date" not in html.lower()  # no timestamps
+
+
+def test_text_is_escaped(site):
+    html = site["synthetic"].read_text(encoding="utf-8")
+    assert "Does &lt;b&gt;escaping&lt;/b&gt; work &amp; do charts render?" in html
+    assert "<td>a &lt; b</td>" in html and "<td>c &amp; d</td>" in html
+    assert "<b>" not in html
+
+
+# determinism ------------------------------------------------------------------------------------
+
+
+def test_same_inputs_give_byte_identical_pages(comparison):
+    again = compare.compare(
+        ["classic", "classic:target=16"], ["greedy", "greedy"], mode="games", count=300, seed=3
+    )
+    assert reporting.render_page(compare.page(again)) == reporting.render_page(
+        compare.page(comparison)
+    )
+    assert reporting.render_page(synthetic_page()) == reporting.render_page(synthetic_page())
+
+
+def test_pages_are_identical_across_processes(tmp_path):
+    """Two command-line runs with different hash seeds write the same bytes."""
+    pages = []
+    for hash_seed in ("1", "2"):
+        path = tmp_path / f"compare-{hash_seed}.html"
+        subprocess.run(
+            [PYTHON, "-m", "scopa_sim", "compare", "classic", "classic:forced_capture=true",
+             "--players", "random,random", "--deals", "3000", "--seed", "7", "--html", str(path)],
+            check=True, capture_output=True, timeout=120,
+            env={**os.environ, "PYTHONHASHSEED": hash_seed},
+        )  # fmt: skip
+        pages.append(path.read_bytes())
+    assert pages[0] == pages[1]
+    assert b"<svg" in pages[0]
+
+
+# headless Chromium ------------------------------------------------------------------------------
+
+
+def find_chromium() -> str | None:
+    for candidate in (os.environ.get("CHROMIUM"), shutil.which("chromium"), "/usr/bin/chromium"):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    found = find_chromium()
+    if found is None:
+        message = "headless Chromium not found (Debian package 'chromium'); run `make browser`"
+        if ON_CI:
+            pytest.fail(f"{message}: on CI the page rendering tests must run, not skip")
+        pytest.skip(message)
+    return found
+
+
+def run_chromium(chromium: str, profile: Path, *args: str) -> subprocess.CompletedProcess:
+    profile.mkdir(parents=True, exist_ok=True)
+    command = [
+        chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+        "--no-first-run", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", f"--user-data-dir={profile}",
+        # no name resolves: a page that needed the network would render without its resources
+        "--host-resolver-rules=MAP * ~NOTFOUND",
+        *args,
+    ]  # fmt: skip
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, f"chromium exit {proc.returncode}:\n{proc.stderr[-3000:]}"
+    return proc
+
+
+def dump_dom(chromium: str, tmp_path: Path, page: Path) -> str:
+    return run_chromium(chromium, tmp_path / "profile", "--dump-dom", page.as_uri()).stdout
+
+
+@pytest.mark.parametrize(
+    "name, title, texts",
+    [
+        ("variant-comparison", "Variant comparison", ["game_length", "classic:target=16"]),
+        ("synthetic", "Synthetic report", ["a &lt; b", "Both charts are inline."]),
+        ("index", "scopa-sim reports", ["Variant comparison", "Synthetic report"]),
+    ],
+)
+def test_pages_render_in_headless_chromium(chromium, site, tmp_path, name, title, texts):
+    dom = dump_dom(chromium, tmp_path, site[name])
+    source = site[name].read_text(encoding="utf-8")
+    assert re.search(rf"<title>{re.escape(title)}[^<]*</title>", dom), dom[:500]
+    assert f"<h1>{title}</h1>" in dom
+    # every inline chart survived parsing as SVG elements, with its drawing inside
+    charts = source.count("<svg")
+    assert dom.count("<svg") == charts
+    assert len(re.findall(r"<svg[^>]*>.*?<path", dom, re.DOTALL)) == charts
+    for text in texts:
+        assert text in dom, text
+    # tables were parsed into rows
+    assert dom.count("<tr>") >= source.count("<tr>")
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    assert data[12:16] == b"IHDR"
+    return struct.unpack(">II", data[16:24])
+
+
+@pytest.mark.parametrize(
+    "name, ink", [("variant-comparison", (0x2B, 0x5D, 0x8A)), ("synthetic", (0xC0, 0x39, 0x2B))]
+)
+def test_screenshot_is_a_non_trivial_png(chromium, site, tmp_path, name, ink):
+    shot = tmp_path / "shot.png"
+    run_chromium(
+        chromium, tmp_path / "profile", f"--screenshot={shot}", "--window-size=1000,1400",
+        "--hide-scrollbars", site[name].as_uri(),
+    )  # fmt: skip
+    data = shot.read_bytes()
+    assert png_size(data) == (1000, 1400)
+    assert len(data) > 20_000, f"{len(data)} bytes: the screenshot looks blank"
+    pixels = (matplotlib.image.imread(shot)[..., :3] * 255).round().astype(np.uint8)
+    colours = np.unique(pixels.reshape(-1, 3), axis=0)
+    assert len(colours) > 50, "too few colours for text, tables and a chart"
+    not_white = np.any(pixels < 250, axis=2).mean()
+    assert 0.01 < not_white < 0.9, f"{not_white:.3f} of the pixels are not white"
+    # the chart is drawn, not just laid out: its data colour is on screen
+    exact = np.all(pixels == np.array(ink, np.uint8), axis=2).sum()
+    assert exact >= 20, f"chart colour #{bytes(ink).hex()} on {exact} pixels only"
+
+
+def test_renders_are_deterministic(chromium, site, tmp_path):
+    """Two renders of the same page, each in a fresh profile: the same DOM, the same pixels."""
+    page = site["variant-comparison"]
+    assert dump_dom(chromium, tmp_path / "a", page) == dump_dom(chromium, tmp_path / "b", page)
+    shots = []
+    for run in ("a", "b"):
+        shot = tmp_path / f"{run}.png"
+        run_chromium(
+            chromium, tmp_path / run, f"--screenshot={shot}", "--window-size=800,1000",
+            "--hide-scrollbars", page.as_uri(),
+        )  # fmt: skip
+        shots.append(shot.read_bytes())
+    assert shots[0] == shots[1]
