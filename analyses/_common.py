@@ -68,7 +68,7 @@ def require(data: Path, name: str) -> Run:
 
 def has_card(card: int) -> pl.Expr:
     """1 when the side captured ``card``, else 0 (from the ``captured`` bitmask)."""
-    return ((pl.col("captured") >> card) & 1).cast(pl.Int8)
+    return ((pl.col("captured") & (1 << card)) != 0).cast(pl.Int8)
 
 
 def count_rank(rank: int, pack=ITALIAN_40) -> pl.Expr:
