@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 
-from analyses._common import Run, main, require
+from analyses._common import Run, has_card, main, require
 from scopa_sim import reporting, stats
 from scopa_sim.cards import ITALIAN_40
 
@@ -55,11 +55,6 @@ def card_name(card: int) -> str:
     return f"{RANK_NAMES[PACK.rank(card)]} {PACK.suit_names[PACK.suit(card)]}"
 
 
-def _holds(card: int) -> pl.Expr:
-    # Bit test with a mask: polars expressions have no ``>>`` (so _common.has_card fails).
-    return ((pl.col("captured") & (1 << card)) != 0).cast(pl.Int8).alias(f"c{card}")
-
-
 def fit(run: Run, max_deals: int = MAX_DEALS) -> tuple[dict[str, stats.Estimate], int, int]:
     """Swing coefficients by name ("const", "dealer", "c0".."c39"), deals used, deals in run."""
     scan = run.scan().select("game", "deal", "side", "dealer", "points", "captured")
@@ -90,7 +85,7 @@ def fit(run: Run, max_deals: int = MAX_DEALS) -> tuple[dict[str, stats.Estimate]
         .select(
             (pl.col("points").cast(pl.Float64) - pl.col("points_1").cast(pl.Float64)).alias("y"),
             pl.col("dealer").cast(pl.Int8),
-            *[_holds(c) for c in range(PACK.n_cards)],
+            *[has_card(c).alias(f"c{c}") for c in range(PACK.n_cards)],
         )
         .collect()
     )
@@ -171,7 +166,7 @@ def build(data: Path) -> reporting.Page:
         .filter(pl.col("side") == 0)
         .sort("game", "deal")
         .head(deals)
-        .select(_holds(c).mean() for c in range(PACK.n_cards))
+        .select(has_card(c).alias(f"c{c}").mean() for c in range(PACK.n_cards))
         .collect()
         .row(0)
     )

@@ -41,8 +41,9 @@ def finding(result: compare.Comparison) -> str:
     unit = " per deal" if compare.is_per_deal(largest.metric) else ""
     return (
         f"Clearest difference from {result.arms[0].label}: {largest.metric} under {largest.arm}, "
-        f"{reporting.ci(largest.diff)}{unit} (Holm p {compare.format_p(largest.p_holm, equals=True)}); {clear} of "
-        f"{len(compared)} paired differences are significant at Holm p < {1 - LEVEL:.2g}."
+        f"{reporting.ci(largest.diff)}{unit} "
+        f"(Holm p {compare.format_p(largest.p_holm, equals=True)}); {clear} of {len(compared)} "
+        f"paired differences are significant at Holm p < {1 - LEVEL:.2g}."
     )
 
 

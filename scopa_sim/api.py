@@ -35,7 +35,9 @@ __all__ = [
 ]
 
 
-def resolve(rules: Variant | str, players: Sequence[Player | str]) -> tuple[Variant, tuple[Player, ...]]:
+def resolve(
+    rules: Variant | str, players: Sequence[Player | str]
+) -> tuple[Variant, tuple[Player, ...]]:
     """Accept names as well as objects, and check there is one player per side."""
     rules = variant(rules) if isinstance(rules, str) else rules
     resolved = tuple(player(p) if isinstance(p, str) else p for p in players)
@@ -174,7 +176,9 @@ def replay_run_deal(folder, game: int, deal: int) -> DealRecord:
     folder = Path(folder)
     manifest = storage.read_manifest(folder)
     if manifest is None:
-        raise RulesError(f"{folder} is not a scopa-sim run (no {storage.manifest_path(folder).name})")
+        raise RulesError(
+            f"{folder} is not a scopa-sim run (no {storage.manifest_path(folder).name})"
+        )
     cfg = manifest["config"]
     config = RunConfig.create(
         variant=cfg["variant"], options=cfg["options"], players=cfg["players"], mode=cfg["mode"],

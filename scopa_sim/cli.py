@@ -72,7 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     sim.set_defaults(parser=sim)
-    sim.add_argument("--config", type=Path, metavar="FILE.toml", help="a batch file of several runs")
+    sim.add_argument(
+        "--config", type=Path, metavar="FILE.toml", help="a batch file of several runs"
+    )
     sim.add_argument("--variant", metavar="NAME", help=f"one of: {', '.join(PRESETS)}")
     sim.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE",
@@ -89,7 +91,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="independent deals, the deal passing round the table, no game score",
     )  # fmt: skip
     sim.add_argument("--seed", type=seed_int, metavar="S", help="the run seed (required)")
-    sim.add_argument("--workers", type=positive_int, default=None, metavar="W", help="parallel workers (default 1)")
+    sim.add_argument(
+        "--workers",
+        type=positive_int,
+        default=None,
+        metavar="W",
+        help="parallel workers (default 1)",
+    )
     sim.add_argument("--out", type=Path, metavar="DIR", help="run folder for the Parquet files")
     sim.add_argument("--name", help="the run's name in the data (default: the --out folder's name)")
     sim.add_argument(
@@ -104,10 +112,24 @@ def build_parser() -> argparse.ArgumentParser:
         "--chunk-size", type=positive_int, metavar="N",
         help="games (or deals) per chunk file (default 20000 games or 100000 deals)",
     )  # fmt: skip
-    sim.add_argument("--batch-size", type=positive_int, default=8192, metavar="N", help="deals in lockstep per worker (default 8192)")
+    sim.add_argument(
+        "--batch-size",
+        type=positive_int,
+        default=8192,
+        metavar="N",
+        help="deals in lockstep per worker (default 8192)",
+    )
     bar = sim.add_mutually_exclusive_group()
-    bar.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show a progress bar")
-    bar.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
+    bar.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_true",
+        default=None,
+        help="always show a progress bar",
+    )
+    bar.add_argument(
+        "--no-progress", dest="progress", action="store_false", help="never show a progress bar"
+    )
 
     rep = commands.add_parser(
         "replay",
@@ -124,9 +146,17 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--game", type=int, default=0, metavar="G", help="game number (from 0)")
     rep.add_argument("--deal", type=int, default=0, metavar="D", help="deal number within the game")
     rep.add_argument("--variant", metavar="NAME", help="variant for explicit packs")
-    rep.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a rule option, repeatable")
+    rep.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a rule option, repeatable",
+    )
     rep.add_argument("--players", metavar="NAME,NAME[,...]", help="one player per side")
-    rep.add_argument("--seed", type=seed_int, default=0, metavar="S", help="seed of the players' random numbers")
+    rep.add_argument(
+        "--seed", type=seed_int, default=0, metavar="S", help="seed of the players' random numbers"
+    )
     rep.add_argument("--deck", metavar="ID,ID,...", help="one pack: card ids separated by commas")
     rep.add_argument("--decks-file", type=Path, metavar="FILE", help="packs, one per line")
     rep.add_argument("--json", action="store_true", help="one JSON object per deal instead of text")
@@ -142,13 +172,28 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )  # fmt: skip
     cmp.set_defaults(parser=cmp)
-    cmp.add_argument("arms", nargs="+", metavar="ARM", help="VARIANT[:KEY=VALUE,...]; the first is the baseline")
-    cmp.add_argument("--players", required=True, metavar="NAME,NAME[,...]", help="one player per side, for every arm")
+    cmp.add_argument(
+        "arms", nargs="+", metavar="ARM", help="VARIANT[:KEY=VALUE,...]; the first is the baseline"
+    )
+    cmp.add_argument(
+        "--players",
+        required=True,
+        metavar="NAME,NAME[,...]",
+        help="one player per side, for every arm",
+    )
     unit = cmp.add_mutually_exclusive_group(required=True)
-    unit.add_argument("--deals", type=positive_int, metavar="N", help="independent deals per arm (paired by deal)")
-    unit.add_argument("--games", type=positive_int, metavar="N", help="whole games per arm (paired by game)")
-    cmp.add_argument("--seed", type=seed_int, required=True, metavar="S", help="the seed shared by every arm")
-    cmp.add_argument("--workers", type=positive_int, default=1, metavar="W", help="parallel workers (default 1)")
+    unit.add_argument(
+        "--deals", type=positive_int, metavar="N", help="independent deals per arm (paired by deal)"
+    )
+    unit.add_argument(
+        "--games", type=positive_int, metavar="N", help="whole games per arm (paired by game)"
+    )
+    cmp.add_argument(
+        "--seed", type=seed_int, required=True, metavar="S", help="the seed shared by every arm"
+    )
+    cmp.add_argument(
+        "--workers", type=positive_int, default=1, metavar="W", help="parallel workers (default 1)"
+    )
     cmp.add_argument(
         "--precision", type=float, metavar="H",
         help="keep doubling the deals (games) until every CI half-width is below H",
@@ -157,9 +202,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--max", type=positive_int, default=5_000_000, metavar="N",
         help="cap on deals (games) per arm with --precision (default 5000000)",
     )  # fmt: skip
-    cmp.add_argument("--batch-size", type=positive_int, default=8192, metavar="N", help="deals in lockstep per worker")
+    cmp.add_argument(
+        "--batch-size",
+        type=positive_int,
+        default=8192,
+        metavar="N",
+        help="deals in lockstep per worker",
+    )
     cmp.add_argument("--json", action="store_true", help="print a JSON list of result objects")
-    cmp.add_argument("--html", type=Path, metavar="FILE", help="also write a self-contained HTML page")
+    cmp.add_argument(
+        "--html", type=Path, metavar="FILE", help="also write a self-contained HTML page"
+    )
 
     commands.add_parser("variants", help="list the variants, one line each")
     commands.add_parser("players", help="list the players, one line each")
@@ -193,12 +246,20 @@ def main(argv: list[str] | None = None) -> int:
 
 def _simulate(args, parser) -> int:
     if args.config:
-        single = [f"--{k}" for k in ("variant", "players", "games", "deals", "out", "name") if getattr(args, k)]
+        single = [
+            f"--{k}"
+            for k in ("variant", "players", "games", "deals", "out", "name")
+            if getattr(args, k)
+        ]
         if single or args.option:
-            parser.error(f"--config replaces {', '.join(single or ['--option'])}; give one or the other")
+            parser.error(
+                f"--config replaces {', '.join(single or ['--option'])}; give one or the other"
+            )
         runs = load_batch(args.config, seed=args.seed)
     else:
-        missing = [f"--{k}" for k in ("variant", "players", "seed", "out") if getattr(args, k) is None]
+        missing = [
+            f"--{k}" for k in ("variant", "players", "seed", "out") if getattr(args, k) is None
+        ]
         if args.games is None and args.deals is None:
             missing.append("--games or --deals")
         if missing:
@@ -239,7 +300,18 @@ def _simulate(args, parser) -> int:
     return 0
 
 
-_RUN_KEYS = {"name", "variant", "options", "players", "games", "deals", "seed", "out", "chunk_size", "workers"}
+_RUN_KEYS = {
+    "name",
+    "variant",
+    "options",
+    "players",
+    "games",
+    "deals",
+    "seed",
+    "out",
+    "chunk_size",
+    "workers",
+}
 
 
 def load_batch(path: Path, seed: int | None = None) -> list[tuple[RunConfig, int | None]]:
@@ -256,7 +328,9 @@ def load_batch(path: Path, seed: int | None = None) -> list[tuple[RunConfig, int
         raise ConfigError(f"{path}: malformed TOML: {err}") from None
     unknown = set(data) - {"defaults", "run"}
     if unknown:
-        raise ConfigError(f"{path}: unknown table {sorted(unknown)[0]!r}; use [defaults] and [[run]]")
+        raise ConfigError(
+            f"{path}: unknown table {sorted(unknown)[0]!r}; use [defaults] and [[run]]"
+        )
     defaults = data.get("defaults", {})
     runs = data.get("run", [])
     if not isinstance(runs, list) or not runs:
@@ -267,7 +341,9 @@ def load_batch(path: Path, seed: int | None = None) -> list[tuple[RunConfig, int
         where = f"{path}: run {i} ({merged.get('name', 'unnamed')})"
         bad = set(merged) - _RUN_KEYS
         if bad:
-            raise ConfigError(f"{where}: unknown key {sorted(bad)[0]!r}; keys are {', '.join(sorted(_RUN_KEYS))}")
+            raise ConfigError(
+                f"{where}: unknown key {sorted(bad)[0]!r}; keys are {', '.join(sorted(_RUN_KEYS))}"
+            )
         if ("games" in entry) == ("deals" in entry) and ("games" in merged) == ("deals" in merged):
             raise ConfigError(f"{where}: give exactly one of games or deals")
         mode = "games" if "games" in merged and "deals" not in entry else "deals"
@@ -281,12 +357,16 @@ def load_batch(path: Path, seed: int | None = None) -> list[tuple[RunConfig, int
                 raise ConfigError(f"{where}: {key} must be text in quotes, not {merged[key]!r}")
         players = merged["players"]
         if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-            raise ConfigError(f'{where}: players must be a list of names, e.g. ["greedy", "random"]')
+            raise ConfigError(
+                f'{where}: players must be a list of names, e.g. ["greedy", "random"]'
+            )
         options = merged.get("options", {})
         if not isinstance(options, dict):
             raise ConfigError(f"{where}: options must be a table, e.g. options = {{ target = 16 }}")
         workers = merged.get("workers")
-        if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers <= 0):
+        if workers is not None and (
+            not isinstance(workers, int) or isinstance(workers, bool) or workers <= 0
+        ):
             raise ConfigError(f"{where}: workers must be a positive whole number, not {workers!r}")
         try:
             config = RunConfig.create(
@@ -315,7 +395,9 @@ def _replay(args, parser) -> int:
     else:
         missing = [f"--{k}" for k in ("variant", "players") if getattr(args, k) is None]
         if missing or not (args.deck or args.decks_file):
-            parser.error("replay needs --run DIR, or --variant, --players and --deck or --decks-file")
+            parser.error(
+                "replay needs --run DIR, or --variant, --players and --deck or --decks-file"
+            )
         rules = variant(args.variant, parse_assignments(args.option))
         lines = [args.deck] if args.deck else _read_lines(args.decks_file)
         packs = []
@@ -363,7 +445,9 @@ def format_record(record) -> str:
     if record.leftovers:
         lines.append("left on the table for nobody: " + " ".join(code(c) for c in record.leftovers))
     for side in record.sides:
-        detail = ", ".join(f"{k} {v}" for k, v in side.points.items() if v or k in ("cards", "coins"))
+        detail = ", ".join(
+            f"{k} {v}" for k, v in side.points.items() if v or k in ("cards", "coins")
+        )
         lines.append(f"side {side.side}: {len(side.captured)} cards; {detail}; total {side.total}")
     return "\n".join(lines)
 

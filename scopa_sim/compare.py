@@ -18,6 +18,7 @@ from scopa_sim import api, stats
 from scopa_sim.players import Player
 from scopa_sim.rules import RulesError, Variant, parse_variant
 
+
 def metrics(rules: Variant, mode: str) -> dict[str, str]:
     """The metrics compared, with what each measures. Seat ``s`` is counted in play order in
     the deal (seat 0 leads, the last seat deals); one metric per side, named by its first seat.
@@ -56,7 +57,9 @@ class Arm:
 def parse_arms(texts: Sequence[str]) -> list[Arm]:
     arms = [Arm(text, parse_variant(text)) for text in texts]
     if len(arms) < 2:
-        raise RulesError("compare needs at least two arms, e.g. classic classic:forced_capture=true")
+        raise RulesError(
+            "compare needs at least two arms, e.g. classic classic:forced_capture=true"
+        )
     sides = {arm.rules.n_sides for arm in arms}
     if len(sides) > 1:
         raise RulesError("every arm must have the same number of sides, so the same --players fit")
@@ -84,7 +87,9 @@ def _units(rules: Variant, players, mode: str, span: range, seed: int, batch_siz
         return per_deal
     game = out.game - span.start
     deals = np.bincount(game, minlength=len(span)).astype(np.float64)
-    units = {f"{k}:sum": np.bincount(game, weights=v, minlength=len(span)) for k, v in per_deal.items()}
+    units = {
+        f"{k}:sum": np.bincount(game, weights=v, minlength=len(span)) for k, v in per_deal.items()
+    }
     units["deals"] = deals
     units["game_length"] = deals
     # In the first deal seat k is player k, whose side is k % sides.
@@ -179,7 +184,7 @@ def compare(
     """Play every arm on the same units and compare; with ``precision``, keep doubling the
     number of units until every CI half-width is below it (or ``max_units`` is reached)."""
     arms = parse_arms(arm_texts)
-    resolved = [api.resolve(arm.rules, players)[1] for arm in arms][0]
+    resolved = api.resolve(arms[0].rules, players)[1]  # every arm has as many sides (parse_arms)
     if count <= 0 or workers <= 0:
         raise RulesError("the count and the number of workers must be positive")
     if precision is not None and precision <= 0:
@@ -233,7 +238,9 @@ def format_table(result: Comparison) -> str:
             )
         )
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
-    text = ["  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)) for line in lines]
+    text = [
+        "  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)) for line in lines
+    ]
     text.insert(1, "  ".join("-" * w for w in widths))
     unit = "deals" if result.mode == "deals" else "games"
     text.append(
@@ -291,8 +298,8 @@ def page(result: Comparison, slug: str = "variant-comparison"):
         question="Does a rule change matter, and by how much? "
         + " vs ".join(a.label for a in result.arms),
         method=(
-            f"Each arm plays the same {result.units:,} {unit} with seed {result.seed}, so arms with "
-            "the same pack see the same packs. Differences from the first arm are paired per "
+            f"Each arm plays the same {result.units:,} {unit} with seed {result.seed}, so arms "
+            "with the same pack see the same packs. Differences from the first arm are paired per "
             f"{unit[:-1]} (t-test); per-deal metrics in games are ratio estimates linearised per "
             "game. p-values are Holm-adjusted over all comparisons."
         ),

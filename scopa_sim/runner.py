@@ -139,9 +139,13 @@ def play_chunk(config: RunConfig, chunk: int, batch_size: int) -> ChunkResult:
     span = config.chunk_span(chunk)
     started = time.perf_counter()
     if config.mode == "games":
-        outcomes = api.play_games(rules, players, games=span, seed=config.seed, batch_size=batch_size)
+        outcomes = api.play_games(
+            rules, players, games=span, seed=config.seed, batch_size=batch_size
+        )
     else:
-        outcomes = api.play_deals(rules, players, deals=span, seed=config.seed, batch_size=batch_size)
+        outcomes = api.play_deals(
+            rules, players, deals=span, seed=config.seed, batch_size=batch_size
+        )
     simulated = time.perf_counter()
     frame = storage.outcomes_frame(
         outcomes, run=config.name, variant=rules.describe(), strategies=list(config.players)
@@ -208,7 +212,9 @@ def _backend(backend: str | None, workers: int, scheduler: str | None) -> Iterat
         try:
             from dask.distributed import Client, LocalCluster
         except ImportError:
-            raise RunError("the dask backend needs the dask extra: pip install 'scopa-sim[dask]'") from None
+            raise RunError(
+                "the dask backend needs the dask extra: pip install 'scopa-sim[dask]'"
+            ) from None
         if scheduler:
             try:
                 client = Client(scheduler, timeout="10s")

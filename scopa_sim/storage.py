@@ -96,7 +96,9 @@ def read_manifest(folder: Path) -> dict | None:
     try:
         return json.loads(path.read_text())
     except (OSError, json.JSONDecodeError) as err:
-        raise StorageError(f"{path} is not a readable manifest ({err}); delete it and rerun") from None
+        raise StorageError(
+            f"{path} is not a readable manifest ({err}); delete it and rerun"
+        ) from None
 
 
 def write_manifest(folder: Path, manifest: dict) -> None:
@@ -109,7 +111,11 @@ def write_manifest(folder: Path, manifest: dict) -> None:
 
 def prepare(folder: Path) -> None:
     """Create the run folder and its scratch folder, and prove they can be written."""
-    stray = [p.name for p in folder.iterdir() if not p.name.startswith("chunk-")] if folder.is_dir() else []
+    stray = (
+        [p.name for p in folder.iterdir() if not p.name.startswith("chunk-")]
+        if folder.is_dir()
+        else []
+    )
     if stray:
         raise StorageError(
             f"{folder} holds files that are not part of a scopa-sim run ({', '.join(stray[:3])}); "

@@ -84,7 +84,9 @@ def test_engines_agree_deal_by_deal(config):
                 offered.append(
                     {
                         (int(c), frozenset(cards_of(m)))
-                        for c, m in zip(step.legal.card[row, :n], step.legal.capture[row, :n])
+                        for c, m in zip(
+                            step.legal.card[row, :n], step.legal.capture[row, :n], strict=True
+                        )
                     }
                 )
             ref = _replay(rules, packs[row].tolist(), out.steps, row, offered)

@@ -18,8 +18,8 @@ import sys
 import numpy as np
 import pytest
 
-from scopa_sim.rules import variant
 from scopa_sim import api, cli, compare
+from scopa_sim.rules import variant
 
 PYTHON = sys.executable
 KEYS = {

@@ -24,8 +24,14 @@ GOLDEN = Path(__file__).parent / "golden"
 CASES = {
     "classic-greedy": ("classic", ["greedy", "greedy"]),
     "classic-random-greedy": ("classic", ["random", "greedy"]),
-    "classic-forced-fewest": ("classic:forced_capture=true,fewest_cards=true", ["random", "random"]),
-    "classic-3p-napola": ("classic-3p:napola=sequence,re_bello=true", ["greedy", "random", "greedy"]),
+    "classic-forced-fewest": (
+        "classic:forced_capture=true,fewest_cards=true",
+        ["random", "random"],
+    ),
+    "classic-3p-napola": (
+        "classic-3p:napola=sequence,re_bello=true",
+        ["greedy", "random", "greedy"],
+    ),
     "classic-4p-last-play": ("classic-4p:last_play_scopa=true", ["random", "greedy"]),
     "classic-6p-most-sevens": ("classic-6p:primiera=most_sevens", ["greedy", "random"]),
 }
@@ -44,7 +50,12 @@ def _play(name: str) -> dict:
     label, players = CASES[name]
     rules = parse_variant(label)
     records = api.play_packs(rules, players, _packs(name), seed=11)
-    return {"variant": label, "players": players, "seed": 11, "deals": [r.to_json() for r in records]}
+    return {
+        "variant": label,
+        "players": players,
+        "seed": 11,
+        "deals": [r.to_json() for r in records],
+    }
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -22,7 +22,7 @@ from scopa_sim.engine import scoring
 from scopa_sim.engine.kernels import apply_actions, legal_actions
 from scopa_sim.engine.outcomes import DealOutcomes
 from scopa_sim.players.base import LegalActions, Observation, Player
-from scopa_sim.rules import Variant
+from scopa_sim.rules import CATEGORIES, Variant
 
 _ONE = np.uint64(1)
 
@@ -82,7 +82,9 @@ def deal_packs(variant: Variant, key: np.uint64, game: np.ndarray, deal: np.ndar
     redo = throw_in_rows(variant, packs)
     while redo.any():
         attempt[redo] += 1
-        packs[redo] = seeding.packs(key, game[redo], deal[redo], attempt[redo], variant.pack.n_cards)
+        packs[redo] = seeding.packs(
+            key, game[redo], deal[redo], attempt[redo], variant.pack.n_cards
+        )
         redo[redo] = throw_in_rows(variant, packs[redo])
     return packs, attempt.astype(np.int16)
 
@@ -290,10 +292,13 @@ def _deal_outcomes(batch, points, game, deal, redeals, score, final, winner) -> 
 
 
 def _empty(sides: int) -> DealOutcomes:
-    z = np.zeros
+    def z(dtype, *shape):
+        return np.zeros((0, *shape), dtype)
+
     return DealOutcomes(
-        z(0, np.int64), z(0, np.int16), z(0, np.int16), z(0, np.int8), z((0, sides), np.uint64),
-        z((0, sides), np.int8), z((0, sides), np.int8), z((0, sides), bool), z((0, sides), np.int16),
-        z((0, sides), np.int16), z((0, sides, 7), np.int16), z((0, sides), np.int16), z(0, bool),
-        z(0, np.int8),
+        game=z(np.int64), deal=z(np.int16), redeals=z(np.int16), dealer_side=z(np.int8),
+        captured=z(np.uint64, sides), cards=z(np.int8, sides), coins=z(np.int8, sides),
+        settebello=z(bool, sides), primiera=z(np.int16, sides), scope=z(np.int16, sides),
+        points=z(np.int16, sides, len(CATEGORIES)), score=z(np.int16, sides), final=z(bool),
+        winner=z(np.int8),
     )  # fmt: skip

@@ -42,7 +42,9 @@ def _lowest_card(x):
 
 
 @njit(cache=True, nogil=True)
-def _row_actions(hand, table, ranks, fewest, forced, out_card, out_capture, out_group, cap, scratch):
+def _row_actions(
+    hand, table, ranks, fewest, forced, out_card, out_capture, out_group, cap, scratch
+):
     """Legal actions of one decision point, written from slot 0; returns how many there are.
 
     Writes at most ``cap`` actions but always counts them all, so the caller can retry with
@@ -227,7 +229,9 @@ def legal_actions(hands, tables, ranks: int, fewest: bool, forced: bool, width: 
 
 
 @njit(cache=True, nogil=True)
-def apply_actions(choice, card, capture, side, hand, table, captured, scope, last, played, scopa_ok):
+def apply_actions(
+    choice, card, capture, side, hand, table, captured, scope, last, played, scopa_ok
+):
     """Play row b's chosen action in place; return which rows swept the table for a scopa.
 
     ``hand``, ``table``, ``played`` and ``last`` are per row; ``captured`` and ``scope`` are

@@ -45,7 +45,10 @@ class DealOutcomes:
     @staticmethod
     def concat(parts: list[DealOutcomes]) -> DealOutcomes:
         return DealOutcomes(
-            **{f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(DealOutcomes)}
+            **{
+                f.name: np.concatenate([getattr(p, f.name) for p in parts])
+                for f in fields(DealOutcomes)
+            }
         )
 
     def sorted(self) -> DealOutcomes:

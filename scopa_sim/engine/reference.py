@@ -91,9 +91,7 @@ def captures(variant: Variant, card: int, table: frozenset[int] | set[int]) -> l
         return [frozenset([c]) for c in same]
     ordered = sorted(table, key=lambda c: (rank(c), c))
     sets = [
-        frozenset(s)
-        for s in _sum_sets(ordered, [rank(c) for c in ordered], value)
-        if len(s) >= 2
+        frozenset(s) for s in _sum_sets(ordered, [rank(c) for c in ordered], value) if len(s) >= 2
     ]
     if variant.fewest_cards and sets:
         fewest = min(len(s) for s in sets)
@@ -223,7 +221,9 @@ def napola_points(variant: Variant, cards: set[int]) -> int:
     return run
 
 
-def score_deal(variant: Variant, captured: list[set[int]], scope: list[int]) -> list[dict[str, int]]:
+def score_deal(
+    variant: Variant, captured: list[set[int]], scope: list[int]
+) -> list[dict[str, int]]:
     """Points per side and category (§5). A category tied for the most scores nothing."""
     pack = variant.pack
     points = [dict.fromkeys(CATEGORIES, 0) for _ in captured]

@@ -16,4 +16,12 @@ def player(name: str) -> Player:
         raise RulesError(f"unknown player {name!r}; choose one of: {', '.join(PLAYERS)}") from None
 
 
-__all__ = ["PLAYERS", "GreedyPlayer", "LegalActions", "Observation", "Player", "RandomPlayer", "player"]
+__all__ = [
+    "PLAYERS",
+    "GreedyPlayer",
+    "LegalActions",
+    "Observation",
+    "Player",
+    "RandomPlayer",
+    "player",
+]

@@ -15,10 +15,10 @@ import jinja2
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from markupsafe import Markup  # noqa: E402
+import matplotlib.pyplot as plt
+from markupsafe import Markup
 
-from scopa_sim.stats import Estimate  # noqa: E402
+from scopa_sim.stats import Estimate
 
 # Deterministic SVG: fixed ids, no creation date, text kept as text.
 matplotlib.rcParams.update({"svg.hashsalt": "scopa-sim", "svg.fonttype": "none"})

@@ -35,7 +35,9 @@ class OptionSpec:
             try:
                 number = int(str(value).strip()) if not isinstance(value, int) else value
             except ValueError:
-                raise RulesError(f"option {self.name} takes a whole number, not {value!r}") from None
+                raise RulesError(
+                    f"option {self.name} takes a whole number, not {value!r}"
+                ) from None
             if isinstance(value, bool) or not (self.low <= number <= self.high):
                 raise RulesError(
                     f"option {self.name} takes a whole number from {self.low} to {self.high}, "

@@ -13,7 +13,9 @@ _CLASSIC_OPTIONS = frozenset(OPTIONS)
 PRESETS: dict[str, Variant] = {
     v.name: v
     for v in (
-        Variant("classic", n_players=2, n_sides=2, hands=(3,) * 6, allowed_options=_CLASSIC_OPTIONS),
+        Variant(
+            "classic", n_players=2, n_sides=2, hands=(3,) * 6, allowed_options=_CLASSIC_OPTIONS
+        ),
         Variant(
             "classic-3p", n_players=3, n_sides=3, hands=(3,) * 4, allowed_options=_CLASSIC_OPTIONS
         ),

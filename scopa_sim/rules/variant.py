@@ -86,7 +86,9 @@ class Variant:
                 f"variant {self.name!r} deals {dealt} cards from a {self.pack.n_cards}-card pack"
             )
         if self.n_players % self.n_sides:
-            raise RulesError(f"variant {self.name!r}: {self.n_players} players in {self.n_sides} sides")
+            raise RulesError(
+                f"variant {self.name!r}: {self.n_players} players in {self.n_sides} sides"
+            )
 
     # Derived facts the engines use; all cheap and pure.
     @property
@@ -108,7 +110,7 @@ class Variant:
 
     @property
     def playable(self) -> bool:
-        """Whether the engines implement every rule this variant uses (issue 2: the classic family)."""
+        """Whether the engines implement every rule this variant uses (now: the classic family)."""
         return (
             self.capture is Capture.MATCH_OR_SUM
             and self.pack == ITALIAN_40
