@@ -19,7 +19,7 @@ test: install
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
 
 bench: install
-	$(BIN)/python -m scopa_sim.bench
+	@$(BIN)/python -m scopa_sim.bench
 
 lint: install
 	$(BIN)/ruff check scopa_sim tests analyses

@@ -32,6 +32,7 @@ from pathlib import Path
 from scopa_sim import api
 
 SEED = 1
+RUNNER_CHUNK = 5_000  # games per chunk in the runner rows: the same for every size of run
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ def _runner(case: Case, count: int, batch_size: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="scopa-bench-") as tmp:
         config = RunConfig.create(
             variant=case.variant, players=case.players, mode="games", count=count, seed=SEED,
-            out=Path(tmp) / "run", chunk_size=max(count // 20, 1000),
+            out=Path(tmp) / "run", chunk_size=RUNNER_CHUNK,
         )  # fmt: skip
         summary = run(config, workers=case.workers, batch_size=batch_size, progress=False)
     return {
@@ -133,7 +134,8 @@ def measure(case: Case, count: int, batch_size: int, runs: int) -> dict:
     """Warm up, then time ``runs`` runs of ``count``; the row for ``case``."""
     run = RUNNERS[case.kind]
     # Games are ~4 deals; the runner's warm-up spans several chunks so every worker is started.
-    run(case, {"games": WARM_UP // 4, "runner": 2 * WARM_UP}.get(case.kind, WARM_UP), batch_size)
+    warm_up = {"games": WARM_UP // 4, "runner": 4 * RUNNER_CHUNK}.get(case.kind, WARM_UP)
+    run(case, warm_up, batch_size)
     peak = peak_mb()
     if case.fresh:
         reset_peak()
