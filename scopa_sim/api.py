@@ -50,10 +50,11 @@ def resolve(
 
 
 def _span(count: int | range, what: str) -> range:
-    span = range(count) if isinstance(count, int | np.integer) else count
-    if span.step != 1 or span.start < 0 or len(span) < 0:
-        raise ValueError(f"{what} must be a positive count or a range of non-negative numbers")
-    return span
+    if isinstance(count, int | np.integer) and not isinstance(count, bool) and count >= 0:
+        return range(int(count))
+    if isinstance(count, range) and count.step == 1 and count.start >= 0:
+        return count
+    raise RulesError(f"{what} must be a count (0 or more) or a range of game numbers from 0 up")
 
 
 def play_deals(

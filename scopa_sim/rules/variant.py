@@ -114,7 +114,6 @@ class Variant:
         return (
             self.capture is Capture.MATCH_OR_SUM
             and self.pack == ITALIAN_40
-            and self.table_cards == 4
             and not (self.opening_sweep or self.napoleone or self.scopa_wins_immediately)
             and not (self.most_sevens or self.count_in_turn_order)
         )
