@@ -76,6 +76,15 @@ def seat_columns(rng, *, games, deals, n_players, highs, strategies, winners=Non
     }
 
 
+def write_deals_run(root, name: str, rng, deals: int) -> None:
+    """A run of independent classic deals between two greedy players (no dealer bonus)."""
+    columns = seat_columns(
+        rng, games=deals, deals=1, n_players=2, highs=[5, 5], strategies=["greedy"] * 2,
+        mode="deals",
+    )  # fmt: skip
+    write_run(root, name, columns, variant="classic", players=["greedy"] * 2, mode="deals")
+
+
 @pytest.fixture(scope="module")
 def seat_data(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("seat")
@@ -101,22 +110,7 @@ def seat_data(tmp_path_factory) -> Path:
         variant="classic:forced_capture=true",
         players=["greedy", "greedy"],
     )
-    write_run(
-        root,
-        "synth-deals",
-        seat_columns(
-            rng,
-            games=20000,
-            deals=1,
-            n_players=2,
-            highs=[5, 5],
-            strategies=["greedy"] * 2,
-            mode="deals",
-        ),
-        variant="classic",
-        players=["greedy", "greedy"],
-        mode="deals",
-    )
+    write_deals_run(root, "synth-deals", rng, deals=20000)
     # Three sides: the first dealer is player 2, side 2; it wins every game.
     write_run(
         root,
@@ -257,22 +251,7 @@ def shape_data(tmp_path_factory) -> Path:
         variant = "classic" if target == 11 else f"classic:target={target}"
         write_run(root, name, cols, variant=variant, players=["greedy", "greedy"])
     rng = np.random.default_rng(3)
-    write_run(
-        root,
-        "classic-deals",
-        seat_columns(
-            rng,
-            games=1000,
-            deals=1,
-            n_players=2,
-            highs=[5, 5],
-            strategies=["greedy"] * 2,
-            mode="deals",
-        ),
-        variant="classic",
-        players=["greedy", "greedy"],
-        mode="deals",
-    )
+    write_deals_run(root, "classic-deals", rng, deals=1000)
     return root
 
 
