@@ -16,7 +16,6 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
-from scipy import stats as sps
 
 from analyses._common import MissingData, Run, main, runs
 from scopa_sim import reporting, stats
@@ -76,6 +75,7 @@ class Edge:
     p_value: float
     first_won: stats.Estimate | None  # games won by the first dealer's side (games runs)
     strategies: list[StrategyEdge]
+    edge_values: np.ndarray  # per-cluster linearised edge, for comparing runs
 
     @property
     def games(self) -> bool:
@@ -151,27 +151,8 @@ def measure(run: Run) -> Edge:
         p,
         first_won,
         _per_strategy(run) if mixed else [],
+        dealer - other,
     )
-
-
-def _se(e: stats.Estimate) -> float:
-    """Standard error behind a t interval."""
-    return e.half_width / sps.t.ppf(0.5 + stats.LEVEL / 2, max(e.n - 1, 1))
-
-
-def independent_difference(a: stats.Estimate, b: stats.Estimate) -> stats.Estimate:
-    """``b - a`` for estimates from independent samples (normal interval, SEs in quadrature)."""
-    value = b.value - a.value
-    half = sps.norm.ppf(0.5 + stats.LEVEL / 2) * float(np.hypot(_se(a), _se(b)))
-    return stats.Estimate(value, value - half, value + half, a.n + b.n)
-
-
-def proportion_difference(a: stats.Estimate, b: stats.Estimate) -> stats.Estimate:
-    """``b - a`` for independent proportions with Wilson intervals (Newcombe's hybrid score)."""
-    value = b.value - a.value
-    low = value - float(np.hypot(b.value - b.low, a.high - a.value))
-    high = value + float(np.hypot(b.high - b.value, a.value - a.low))
-    return stats.Estimate(value, low, high, a.n + b.n)
 
 
 @dataclass(frozen=True)
@@ -184,6 +165,11 @@ class ForcedCapture:
     deal0_p: float
     common_rows: int  # side-deals present in both runs (same game, deal, side)
     identical_rows: int  # of which with the same captured cards and points
+
+
+def _won_difference(a: stats.Estimate, b: stats.Estimate) -> stats.Estimate:
+    """``b - a`` for two shares of games won (Newcombe interval)."""
+    return stats.proportion_difference(round(a.value * a.n), a.n, round(b.value * b.n), b.n)
 
 
 def forced_capture(base: Edge, forced: Edge) -> ForcedCapture:
@@ -221,8 +207,8 @@ def forced_capture(base: Edge, forced: Edge) -> ForcedCapture:
     return ForcedCapture(
         base,
         forced,
-        independent_difference(base.edge, forced.edge),
-        proportion_difference(base.first_won, forced.first_won),
+        stats.independent_difference(base.edge_values, forced.edge_values)[0],
+        _won_difference(base.first_won, forced.first_won),
         diff0,
         p0,
         int(same["rows"].item()),
@@ -404,8 +390,8 @@ def _forced_section(fc: ForcedCapture) -> reporting.Section:
             f"{fc.base.run.name} and {fc.forced.run.name} use the same seed, so game g starts from "
             "the same pack in both, but once one deal plays out differently the games may diverge "
             "(a different number of deals). We therefore compare the whole runs as independent "
-            "samples (the difference of the two cluster-robust estimates, standard errors added in "
-            "quadrature, normal interval) and, as a paired check, only deal 0 of every game the "
+            "samples (Welch's t interval on the per-game linearised edges, so the intervals stay "
+            "cluster-robust) and, as a paired check, only deal 0 of every game the "
             "two runs share (same pack, same dealer, one value per game, paired t interval). "
             + verdict
         ),

@@ -61,6 +61,24 @@ def paired_difference(x, y, level: float = LEVEL) -> tuple[Estimate, float]:
     return Estimate(float(d.mean()), float(ci.low), float(ci.high), len(d)), float(test.pvalue)
 
 
+def independent_difference(x, y, level: float = LEVEL) -> tuple[Estimate, float]:
+    """Mean of ``y`` minus mean of ``x`` for independent samples: Welch's t interval and p."""
+    test = sps.ttest_ind(np.asarray(y, np.float64), np.asarray(x, np.float64), equal_var=False)
+    ci = test.confidence_interval(level)
+    value = float(np.mean(y) - np.mean(x))
+    return Estimate(value, float(ci.low), float(ci.high), len(x) + len(y)), float(test.pvalue)
+
+
+def proportion_difference(k1: int, n1: int, k2: int, n2: int, level: float = LEVEL) -> Estimate:
+    """``k2/n2 - k1/n1`` for independent proportions, Newcombe's hybrid score interval."""
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    low, high = confint_proportions_2indep(
+        k2, n2, k1, n1, method="newcomb", compare="diff", alpha=1 - level
+    )
+    return Estimate(k2 / n2 - k1 / n1, float(low), float(high), n1 + n2)
+
+
 def linearised_ratio(sums, counts) -> np.ndarray:
     """Per-cluster values whose mean is the ratio ``sum(sums) / sum(counts)``.
 
