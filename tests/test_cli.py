@@ -786,3 +786,17 @@ def test_bad_input_unreachable_scheduler(tmp_path):
     assert "Traceback" not in result.stderr
     assert len(result.stderr.splitlines()) == 1
     assert complete_manifests(tmp_path) == []
+
+
+def test_progress_bar_shows_deals_rate_and_time_left(tmp_path):
+    """--progress forces the bar that a terminal gets: games done, deals, deals/s, time left."""
+    out = tmp_path / "run"
+    args = ["simulate", "--variant", "classic", "--players", "greedy,random", "--games", "3000",
+            "--seed", "2", "--chunk-size", "1000", "--out", str(out), "--progress"]  # fmt: skip
+    result = subprocess.run(
+        [PYTHON, "-m", "scopa_sim", *args], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    last = result.stderr.replace("\r", "\n").strip().splitlines()[-1]
+    assert "3000/3000" in last and "deals/s" in last and "deals," in last
+    assert re.search(r"\[\d\d:\d\d<\d\d:\d\d", last)  # elapsed < time left
