@@ -11,6 +11,8 @@ Card sets are ``uint64`` bitmasks (bit = card id, RULES.md §1). Table cards are
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numba import njit
 
@@ -35,67 +37,53 @@ _DEBRUIJN = np.array(
 
 
 @njit(cache=True, nogil=True)
-def _lowest_card(x):
+def lowest_card(x):
     """Id of the lowest set bit of a non-zero mask (de Bruijn multiplication)."""
     low = x & (~x + np.uint64(1))
     return _DEBRUIJN[(low * np.uint64(0x03F79D71B4CB0A89)) >> np.uint64(58)]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _row_actions(
-    hand, table, ranks, fewest, forced, out_card, out_capture, out_group, cap, scratch
-):
+    hand, table, ranks, rank_mask, fewest, forced, out_card, out_capture, out_group, b, cap,
+    t_card, t_rank, idx,
+):  # fmt: skip
     """Legal actions of one decision point, written from slot 0; returns how many there are.
 
     Writes at most ``cap`` actions but always counts them all, so the caller can retry with
     room for the largest row. ``out_group`` numbers the playable cards of the row 0, 1, ...
     """
     one = np.uint64(1)
-    # Table cards sorted by (rank, suit), with counts per rank.
-    t_card, t_rank, rank_count, idx = scratch[0], scratch[1], scratch[2], scratch[3]
-    n_table = 0
-    for r in range(1, ranks + 1):
-        rank_count[r] = 0
-    rest = table
-    while rest:
-        c = _lowest_card(rest)
-        rest &= rest - one
-        rank_count[c % ranks + 1] += 1
-    # Counting sort by rank: start offsets, then place cards (suits ascend within a rank).
-    start = 0
-    for r in range(1, ranks + 1):
-        idx[r] = start
-        start += rank_count[r]
-    n_table = start
-    rest = table
-    while rest:
-        c = _lowest_card(rest)
-        rest &= rest - one
-        r = c % ranks + 1
-        t_card[idx[r]] = c
-        t_rank[idx[r]] = r
-        idx[r] += 1
-
     n = 0
     group = 0
     any_capture = False
     rest_hand = hand
     while rest_hand:
-        c = _lowest_card(rest_hand)
+        c = lowest_card(rest_hand)
         rest_hand &= rest_hand - one
         v = c % ranks + 1
         first = n
-        if rank_count[v] > 0:
+        match = table & rank_mask[v]
+        if match:
             # Equal rank takes precedence: one action per table card of that rank.
-            for s in range(4):
-                t = ranks * s + v - 1
-                if (table >> np.uint64(t)) & one:
-                    if n < cap:
-                        out_card[n] = c
-                        out_capture[n] = one << np.uint64(t)
-                        out_group[n] = group
-                    n += 1
+            while match:
+                t = lowest_card(match)
+                match &= match - one
+                if n < cap:
+                    out_card[b, n] = c
+                    out_capture[b, n] = one << np.uint64(t)
+                    out_group[b, n] = group
+                n += 1
         else:
+            # The table cards that can be part of a sum to v (rank below v), by (rank, suit).
+            n_table = 0
+            for r in range(1, v):
+                cards = table & rank_mask[r]
+                while cards:
+                    t_card[n_table] = lowest_card(cards)
+                    t_rank[n_table] = r
+                    n_table += 1
+                    cards &= cards - one
             # Every set of two or more table cards summing to v: depth-first over the sorted
             # table, pruning as soon as the next (larger) rank overshoots.
             depth = 0
@@ -109,9 +97,9 @@ def _row_actions(
                     if total + t_rank[i] == v:
                         if depth >= 1:
                             if n < cap:
-                                out_card[n] = c
-                                out_capture[n] = mask | (one << np.uint64(t_card[i]))
-                                out_group[n] = group
+                                out_card[b, n] = c
+                                out_capture[b, n] = mask | (one << np.uint64(t_card[i]))
+                                out_group[b, n] = group
                             n += 1
                             if depth + 1 < fewest_size:
                                 fewest_size = depth + 1
@@ -132,67 +120,85 @@ def _row_actions(
             if fewest and n > first and n <= cap:
                 kept = first
                 for k in range(first, n):
-                    if _popcount(out_capture[k]) == fewest_size:
-                        out_card[kept] = out_card[k]
-                        out_capture[kept] = out_capture[k]
+                    if _popcount(out_capture[b, k]) == fewest_size:
+                        out_card[b, kept] = out_card[b, k]
+                        out_capture[b, kept] = out_capture[b, k]
                         kept += 1
                 for k in range(kept, n):
-                    out_card[k] = -1
-                    out_capture[k] = np.uint64(0)
-                    out_group[k] = -1
+                    out_card[b, k] = -1
+                    out_capture[b, k] = np.uint64(0)
+                    out_group[b, k] = -1
                 n = kept
         if n > first:
             any_capture = True
         else:
             if n < cap:
-                out_card[n] = c
-                out_capture[n] = np.uint64(0)
-                out_group[n] = group
+                out_card[b, n] = c
+                out_capture[b, n] = np.uint64(0)
+                out_group[b, n] = group
             n += 1
         group += 1
     if forced and any_capture and n <= cap:
         kept = 0
         group = -1
         for k in range(n):
-            if out_capture[k] != 0:
-                if kept == 0 or out_card[k] != out_card[kept - 1]:
+            if out_capture[b, k] != 0:
+                if kept == 0 or out_card[b, k] != out_card[b, kept - 1]:
                     group += 1
-                out_card[kept] = out_card[k]
-                out_capture[kept] = out_capture[k]
-                out_group[kept] = group
+                out_card[b, kept] = out_card[b, k]
+                out_capture[b, kept] = out_capture[b, k]
+                out_group[b, kept] = group
                 kept += 1
         for k in range(kept, n):
-            out_card[k] = -1
-            out_capture[k] = np.uint64(0)
-            out_group[k] = -1
+            out_card[b, k] = -1
+            out_capture[b, k] = np.uint64(0)
+            out_group[b, k] = -1
         n = kept
     return n
 
 
 @njit(cache=True, nogil=True)
 def legal_actions_into(
-    hands, tables, rows, ranks, fewest, forced, out_card, out_capture, out_group, counts, n_cards
-):
-    """Fill row ``b``'s legal actions into ``out_*[b]`` for each b in ``rows``, padding the rest
-    of the row; set ``counts[b]`` and ``n_cards[b]``. Returns the largest count."""
+    hands, tables, rows, rank_mask, fewest, forced, out_card, out_capture, out_group, counts,
+    n_cards,
+):  # fmt: skip
+    """Fill row ``b``'s legal actions into ``out_*[b]`` for each b in ``rows``, padded up to the
+    largest count (or the width); set ``counts[b]`` and ``n_cards[b]``. Returns the largest
+    count."""
     cap = out_card.shape[1]
-    scratch = np.empty((4, _MAX_TABLE + 1), np.int64)
+    ranks = len(rank_mask) - 1
+    t_card = np.empty(_MAX_TABLE + 1, np.int64)
+    t_rank = np.empty(_MAX_TABLE + 1, np.int64)
+    idx = np.empty(_MAX_TABLE + 1, np.int64)
     top = 0
     for k in range(len(rows)):
         b = rows[k]
         n = _row_actions(
-            hands[b], tables[b], ranks, fewest, forced, out_card[b], out_capture[b], out_group[b],
-            cap, scratch,
+            hands[b], tables[b], ranks, rank_mask, fewest, forced, out_card, out_capture,
+            out_group, b, cap, t_card, t_rank, idx,
         )  # fmt: skip
         counts[b] = n
         top = max(top, n)
         if n <= cap:
             n_cards[b] = out_group[b, n - 1] + 1 if n > 0 else 0
-            for j in range(n, cap):
-                out_card[b, j] = -1
-                out_capture[b, j] = 0
-                out_group[b, j] = -1
+    # Pad only as far as the caller will look: the widest row, or all of a row that overflowed.
+    width = min(top, cap)
+    for k in range(len(rows)):
+        b = rows[k]
+        for j in range(counts[b], width):
+            out_card[b, j] = -1
+            out_capture[b, j] = 0
+            out_group[b, j] = -1
     return top
+
+
+@functools.cache
+def _rank_masks(ranks: int) -> np.ndarray:
+    """``[r]``: the bitmask of the four cards of rank ``r`` (index 0 unused)."""
+    masks = np.zeros(ranks + 1, np.uint64)
+    for r in range(1, ranks + 1):
+        masks[r] = sum(1 << (ranks * s + r - 1) for s in range(4))
+    return masks
 
 
 def legal_actions(hands, tables, ranks: int, fewest: bool, forced: bool, width: int = 16):
@@ -210,8 +216,9 @@ def legal_actions(hands, tables, ranks: int, fewest: bool, forced: bool, width: 
     counts = np.empty(n, np.int64)
     n_cards = np.empty(n, np.int64)
     rows = np.arange(n)
+    rank_mask = _rank_masks(ranks)
     top = legal_actions_into(
-        hands, tables, rows, ranks, fewest, forced, card, capture, group, counts, n_cards
+        hands, tables, rows, rank_mask, fewest, forced, card, capture, group, counts, n_cards
     )
     if top > width:
         over = np.flatnonzero(counts > width)
@@ -221,7 +228,7 @@ def legal_actions(hands, tables, ranks: int, fewest: bool, forced: bool, width: 
             new[:, width:] = pad
         card, capture, group = wide
         legal_actions_into(
-            hands, tables, over, ranks, fewest, forced, card, capture, group, counts, n_cards
+            hands, tables, over, rank_mask, fewest, forced, card, capture, group, counts, n_cards
         )
         top = int(counts.max())
     top = max(top, 1)

@@ -9,6 +9,7 @@ import numpy as np
 from numba import njit
 
 from scopa_sim.cards import PRIMIERA_STANDARD
+from scopa_sim.engine.kernels import lowest_card
 from scopa_sim.players.base import LegalActions, Observation, Player
 from scopa_sim.rules import Variant
 from scopa_sim.seeding import DecisionRandom
@@ -52,24 +53,18 @@ def _greedy(card, capture, count, table, ranks, scopa_counts, capture_weight, la
         best_lay, best_lay_key = -1, 1 << 62
         table_sum = 0
         rest = table[b]
-        c = 0
         while rest:
-            if rest & one:
-                table_sum += c % ranks + 1
-            rest >>= one
-            c += 1
+            table_sum += lowest_card(rest) % ranks + 1
+            rest &= rest - one
         for k in range(count[b]):
             taken = capture[b, k]
             played = card[b, k]
             if taken:
                 key = capture_weight[played]
                 rest = taken
-                c = 0
                 while rest:
-                    if rest & one:
-                        key += capture_weight[c]
-                    rest >>= one
-                    c += 1
+                    key += capture_weight[lowest_card(rest)]
+                    rest &= rest - one
                 if scopa_counts and (table[b] & ~taken) == 0:
                     key += _SCOPA
                 if key > best_capture_key:
