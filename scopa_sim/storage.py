@@ -76,7 +76,7 @@ def chunk_path(folder: Path, chunk: int) -> Path:
 def write_chunk(frame: pl.DataFrame, folder: Path, chunk: int) -> int:
     """Write one chunk atomically (temporary name, then rename); returns its size in bytes."""
     tmp = partial_dir(folder) / f"chunk-{chunk:06d}.{os.getpid()}.parquet"
-    frame.write_parquet(tmp, compression="zstd", compression_level=3, statistics=True)
+    frame.write_parquet(tmp, compression="zstd", compression_level=1, statistics=True)
     final = chunk_path(folder, chunk)
     os.replace(tmp, final)
     return final.stat().st_size

@@ -72,14 +72,14 @@ class DealOutcomes:
             "coins": self.coins.ravel(),
             "settebello": self.settebello.ravel(),
             "primiera": self.primiera.ravel(),
-            "scope": self.scope.ravel(),
+            "scope": self.scope.ravel().astype(np.int8),
             "captured": self.captured.ravel(),
         }
         for i, name in enumerate(CATEGORIES):
             columns[f"pt_{name}"] = self.points[:, :, i].ravel().astype(np.int8)
-        columns["points"] = self.totals.ravel()
+        columns["points"] = self.totals.ravel().astype(np.int8)
         columns["score"] = self.score.ravel()
         columns["final"] = per_deal(self.final)
         columns["won"] = per_deal(self.winner) == side
-        columns["redeals"] = per_deal(self.redeals)
+        columns["redeals"] = per_deal(self.redeals).astype(np.int8)
         return pl.DataFrame(columns)
