@@ -380,7 +380,7 @@ def _forced_section(fc: ForcedCapture) -> reporting.Section:
             "dealer's edge in deal 0, points",
             "—",
             "—",
-            f"{reporting.ci(fc.deal0)} (p = {fc.deal0_p:.3g})",
+            f"{reporting.ci(fc.deal0)} (p {stats.format_p(fc.deal0_p, equals=True)})",
             f"paired by game, {fc.deal0.n:,} games",
         ],
     ]

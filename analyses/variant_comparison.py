@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from analyses._common import main
-from scopa_sim import compare, reporting
+from scopa_sim import compare, reporting, stats
 from scopa_sim.stats import LEVEL
 
 ARMS = (
@@ -42,7 +42,7 @@ def finding(result: compare.Comparison) -> str:
     return (
         f"Clearest difference from {result.arms[0].label}: {largest.metric} under {largest.arm}, "
         f"{reporting.ci(largest.diff)}{unit} "
-        f"(Holm p {compare.format_p(largest.p_holm, equals=True)}); {clear} of {len(compared)} "
+        f"(Holm p {stats.format_p(largest.p_holm, equals=True)}); {clear} of {len(compared)} "
         f"paired differences are significant at Holm p < {1 - LEVEL:.2g}."
     )
 

@@ -213,15 +213,6 @@ def compare(
         target = min(2 * done, max_units)
 
 
-def format_p(p: float | None, equals: bool = False) -> str:
-    """A p-value for people: '—' when there is none, '< 1e-300' when it underflowed to 0."""
-    if p is None:
-        return "—"
-    if p < 1e-300:
-        return "< 1e-300"
-    return f"= {p:.3g}" if equals else f"{p:.3g}"
-
-
 def format_table(result: Comparison) -> str:
     """The comparison as a plain terminal table."""
     header = ("metric", "arm", "estimate [95% CI]", "diff vs first [95% CI]", "p", "p (Holm)")
@@ -233,8 +224,8 @@ def format_table(result: Comparison) -> str:
                 r.arm,
                 str(r.estimate),
                 "—" if r.diff is None else str(r.diff),
-                format_p(r.p_value),
-                format_p(r.p_holm),
+                stats.format_p(r.p_value),
+                stats.format_p(r.p_holm),
             )
         )
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
@@ -284,8 +275,8 @@ def page(result: Comparison, slug: str = "variant-comparison"):
                 r.arm,
                 reporting.ci(r.estimate),
                 "—" if r.diff is None else reporting.ci(r.diff),
-                format_p(r.p_value),
-                format_p(r.p_holm),
+                stats.format_p(r.p_value),
+                stats.format_p(r.p_holm),
             ]
             for r in result.rows
         ],
@@ -305,7 +296,7 @@ def page(result: Comparison, slug: str = "variant-comparison"):
         ),
         finding=(
             f"Clearest difference: {largest.metric} under {largest.arm}, "
-            f"{reporting.ci(largest.diff)} (Holm p {format_p(largest.p_holm, equals=True)})."
+            f"{reporting.ci(largest.diff)} (Holm p {stats.format_p(largest.p_holm, equals=True)})."
         ),
         sections=[
             reporting.Section(

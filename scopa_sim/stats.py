@@ -118,3 +118,12 @@ def ols(y, x, names, groups=None, level: float = LEVEL):
         name: Estimate(float(b), float(lo), float(hi), int(fit.nobs))
         for name, b, (lo, hi) in zip(names, np.asarray(fit.params), ci, strict=True)
     }
+
+
+def format_p(p: float | None, equals: bool = False) -> str:
+    """A p-value for people: '—' when there is none, '< 1e-300' when it underflowed to 0."""
+    if p is None:
+        return "—"
+    if p < 1e-300:
+        return "< 1e-300"
+    return f"= {p:.3g}" if equals else f"{p:.3g}"

@@ -387,3 +387,9 @@ def test_independent_difference_is_welchs_interval():
     assert d.value == pytest.approx(y.mean() - x.mean())
     assert d.low == pytest.approx(d.value - half) and d.high == pytest.approx(d.value + half)
     assert 0 < p < 1
+
+
+def test_format_p_shows_an_underflowed_p_value_as_a_bound():
+    assert stats.format_p(None) == "—"
+    assert stats.format_p(0.0) == "< 1e-300" and stats.format_p(0.0, equals=True) == "< 1e-300"
+    assert stats.format_p(0.01234) == "0.0123" and stats.format_p(0.5, equals=True) == "= 0.5"
