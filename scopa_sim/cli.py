@@ -52,6 +52,40 @@ def seed_int(text: str) -> int:
     return value
 
 
+def _options_help() -> str:
+    width = max(len(f"{o.name}={o.values}") for o in OPTIONS.values())
+    return "\n".join(f"  {f'{o.name}={o.values}':{width}}  {o.help}" for o in OPTIONS.values())
+
+
+_SIMULATE_EPILOG = f"""\
+rule options (--option KEY=VALUE, repeatable; in a batch file: options = {{ KEY = VALUE }}):
+{_options_help()}
+
+output: DIR/chunk-NNNNNN.parquet (only Parquet: polars.scan_parquet(DIR) reads the run), and
+DIR.manifest.json beside it (configuration, seed, versions, chunks done). One row per side per
+deal; the columns are described in docs/schema.md.
+
+batch file (--config FILE.toml): a [defaults] table for every run, then one [[run]] table each:
+  [defaults]
+  seed = 1
+  workers = 2
+  out = "data"                      # each run writes out/<name>
+  players = ["greedy", "greedy"]
+  [[run]]
+  name = "classic-forced"
+  variant = "classic"
+  options = {{ forced_capture = true }}
+  games = 100000                    # or deals = N
+  chunk_size = 20000                # optional
+
+examples:
+  scopa-sim simulate --variant classic --players greedy,random --games 100000 --seed 1 \\
+      --workers 2 --out data/my-run
+  scopa-sim simulate --config configs/default.toml
+  scopa-sim simulate ... --backend dask --scheduler tcp://HOST:8786
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="scopa-sim",
@@ -64,6 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim = commands.add_parser(
         "simulate",
         help="play seeded games or deals on parallel workers into Parquet",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_SIMULATE_EPILOG,
         description=(
             "Play seeded games (or independent deals) and write one row per side per deal to "
             "Parquet files in --out. The same seed and configuration give the same data "
@@ -171,6 +207,13 @@ def build_parser() -> argparse.ArgumentParser:
             "p-values. An ARM is VARIANT[:KEY=VALUE,...], e.g. classic:forced_capture=true."
         ),
     )  # fmt: skip
+    cmp.formatter_class = argparse.RawDescriptionHelpFormatter
+    cmp.epilog = (
+        "options in an ARM (VARIANT:KEY=VALUE,KEY=VALUE):\n"
+        + _options_help()
+        + "\n\nexample:\n  scopa-sim compare classic classic:forced_capture=true "
+        "--players greedy,random \\\n      --deals 200000 --seed 1 --workers 2 --html compare.html"
+    )
     cmp.set_defaults(parser=cmp)
     cmp.add_argument(
         "arms", nargs="+", metavar="ARM", help="VARIANT[:KEY=VALUE,...]; the first is the baseline"

@@ -20,6 +20,15 @@ class OptionSpec:
     low: int | None = None
     high: int | None = None
 
+    @property
+    def values(self) -> str:
+        """The values it takes, for help texts."""
+        if self.kind is bool:
+            return "true|false"
+        if self.kind is int:
+            return f"{self.low}..{self.high}"
+        return "|".join(member.value for member in self.kind)
+
     def parse(self, value: object):
         """Coerce ``value`` (text from a command line, or a Python value) to this option's type."""
         if self.kind is bool:
@@ -58,11 +67,19 @@ OPTIONS: dict[str, OptionSpec] = {
         OptionSpec("throw_in", bool, "redeal when 3 or 4 of the table cards are kings"),
         OptionSpec("forced_capture", bool, "a player who can capture must play a capturing card"),
         OptionSpec("fewest_cards", bool, "a sum capture must use as few table cards as possible"),
-        OptionSpec("primiera", PrimieraRule, "standard, face_zero or most_sevens"),
-        OptionSpec("primiera_missing_suit", MissingSuit, "void (no primiera) or zero (counts 0)"),
+        OptionSpec(
+            "primiera",
+            PrimieraRule,
+            "7=21, 6=18, A=16 ... faces 10; faces 0; or most 7s, then 6s ...",
+        ),
+        OptionSpec(
+            "primiera_missing_suit",
+            MissingSuit,
+            "a side lacking a suit has no primiera, or it counts 0",
+        ),
         OptionSpec("last_play_scopa", bool, "a sweep on the deal's last play counts as a scopa"),
         OptionSpec("re_bello", bool, "1 point for the king of coins"),
-        OptionSpec("napola", Napola, "off, sequence or trentino: points for ace-2-3 of coins"),
+        OptionSpec("napola", Napola, "ace-2-3 of coins: 3 + the run beyond, or + every other coin"),
     )
 }
 
