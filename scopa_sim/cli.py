@@ -468,25 +468,46 @@ def _read_lines(path: Path) -> list[str]:
     return lines
 
 
+CARD_LEGEND = (
+    "cards: rank (A, 2-7, F fante, C cavallo, R re) then suit (D denari/coins, C coppe/cups, "
+    "S spade/swords, B bastoni/clubs); 7D is the settebello"
+)
+
+
 def format_record(record) -> str:
-    """A deal as readable text."""
+    """A deal as readable text: the table, each hand as dealt, every play, the points."""
     rules = record.variant
-    code = rules.pack.code
     n = rules.n_players
-    lines = [f"{rules.describe()}: seat 0 leads, seat {n - 1} deals"]
+
+    def cards(ids) -> str:
+        return " ".join(rules.pack.code(c) for c in ids)
+
+    lines = [f"{rules.describe()}: seat 0 leads, seat {n - 1} deals", CARD_LEGEND]
+    table = record.pack[: rules.table_cards]
     if record.throw_in:
-        lines.append(f"table {' '.join(code(c) for c in record.pack[:4])}: thrown in (3+ kings)")
-        return "\n".join(lines)
-    lines.append("table: " + " ".join(code(c) for c in record.pack[: rules.table_cards]))
-    for i, move in enumerate(record.moves, 1):
-        taken = " takes " + " ".join(code(c) for c in move.captured) if move.captured else ""
-        side = record.seat_sides[move.seat]
         lines.append(
-            f"{i:3d}. seat {move.seat} (side {side}) plays {code(move.card)}{taken}"
-            + ("  SCOPA" if move.scopa else "")
+            f"table {cards(table)}: thrown in (three or four kings); the dealer deals again"
         )
+        return "\n".join(lines)
+    lines.append(f"table: {cards(table)}")
+    position, play = rules.table_cards, 0
+    for hand, size in enumerate(rules.hands, 1):
+        dealt = []
+        for seat in range(n):
+            dealt.append(f"seat {seat} {cards(sorted(record.pack[position : position + size]))}")
+            position += size
+        lines.append(f"hand {hand}: " + "; ".join(dealt))
+        for move in record.moves[play : play + n * size]:
+            play += 1
+            taken = f" takes {cards(move.captured)}" if move.captured else ""
+            side = record.seat_sides[move.seat]
+            lines.append(
+                f"{play:3d}. seat {move.seat} (side {side}) plays {rules.pack.code(move.card)}"
+                + taken
+                + ("  SCOPA" if move.scopa else "")
+            )
     if record.leftovers:
-        lines.append("left on the table for nobody: " + " ".join(code(c) for c in record.leftovers))
+        lines.append(f"left on the table for nobody: {cards(record.leftovers)}")
     for side in record.sides:
         detail = ", ".join(
             f"{k} {v}" for k, v in side.points.items() if v or k in ("cards", "coins")

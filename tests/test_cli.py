@@ -586,6 +586,14 @@ def test_replay_text_mentions_every_move(capsys):
         assert (m[6] or "").split() == [code(c) for c in move["captured"]]
         assert bool(m[7]) == move["scopa"]
     assert "table: " + " ".join(code(c) for c in pack[:4]) in text
+    # each hand as dealt, seat 0 first, before its plays
+    for hand in range(6):
+        blocks = [pack[4 + 6 * hand + 3 * seat : 7 + 6 * hand + 3 * seat] for seat in range(2)]
+        dealt = "; ".join(
+            f"seat {seat} " + " ".join(code(c) for c in sorted(block))
+            for seat, block in enumerate(blocks)
+        )
+        assert f"hand {hand + 1}: {dealt}" in text
     for side in json.loads(out)["sides"]:
         assert f"side {side['side']}: " in text and f"total {side['total']}" in text
     # a throw-in says so
