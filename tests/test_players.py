@@ -354,3 +354,19 @@ def test_random_player_is_uniform(label):
             for j in range(k):
                 assert within_standard_errors(hits[j], n, 1 / k), (k, j, hits[j], n)
     assert sum(sum(h.values()) for k, h in capture_hits.items() if k > 1) > 500
+
+
+@dataclasses.dataclass(frozen=True)
+class _Tamperer(Player):
+    """A buggy player that tries to change the table it is shown."""
+
+    name = "tamperer"
+
+    def act(self, obs, legal, rng):
+        obs.table[:] = 0
+        return np.zeros(len(legal.count), np.int64)
+
+
+def test_players_cannot_write_the_state_they_are_shown():
+    with pytest.raises(ValueError, match="read-only"):
+        api.play_deals("classic", [_Tamperer(), _Tamperer()], deals=10, seed=1)

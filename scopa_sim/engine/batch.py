@@ -139,16 +139,16 @@ def play_batch(
             position += hand_size
         for _ in range(hand_size):
             for seat in range(n):
-                legal = LegalActions(
-                    *legal_actions(
-                        hands[seat], table, ranks, variant.fewest_cards, variant.forced_capture
-                    )
+                arrays = legal_actions(
+                    hands[seat], table, ranks, variant.fewest_cards, variant.forced_capture
                 )
-                card, capture = legal.card, legal.capture
+                legal = LegalActions(*map(_read_only, arrays))
+                card, capture = arrays[0], arrays[1]
                 side = seat_side[:, seat]
                 obs = Observation(
-                    variant, hands[seat], table, captured.T, played, scores, seat, side,
-                    dealer_side, play,
+                    variant, _read_only(hands[seat]), _read_only(table), _read_only(captured.T),
+                    _read_only(played), _read_only(scores), seat, _read_only(side),
+                    _read_only(dealer_side), play,
                 )  # fmt: skip
                 rng = seeding.DecisionRandom(decision_keys, play)
                 choice = _choose(groups, side, obs, legal, rng)
@@ -168,6 +168,13 @@ def play_batch(
     captured[last_capturer[who], who] |= table[who]
     leftovers = np.where(took_any, np.uint64(0), table)
     return DealBatch(captured.T.copy(), scope.T.copy(), leftovers, seat_side, steps)
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """A view a player cannot write through: players read the state, never change it."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
 
 
 def _choose(groups, side, obs, legal, rng) -> np.ndarray:
