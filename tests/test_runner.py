@@ -352,6 +352,14 @@ def test_schema_and_bytes_per_row(big_run):
 # (f) Dask --------------------------------------------------------------------------------------
 
 
+def run_within(command, seconds: int) -> subprocess.CompletedProcess:
+    """Run a command line; fail the test, rather than hang, if it takes longer than ``seconds``."""
+    try:
+        return subprocess.run(command, capture_output=True, text=True, timeout=seconds)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"the run did not finish within {seconds} s")
+
+
 def test_dask_local_cluster_gives_the_local_data(tmp_path):
     pytest.importorskip("dask.distributed")
     out = tmp_path / "dask"
@@ -359,10 +367,7 @@ def test_dask_local_cluster_gives_the_local_data(tmp_path):
         out, games=2000, seed=21, chunk_size=700, name="same", players="random,greedy",
         extra=("--backend", "dask", "--workers", "2", "--batch-size", "512"),
     )  # fmt: skip
-    try:
-        result = subprocess.run(command, capture_output=True, text=True, timeout=180)
-    except subprocess.TimeoutExpired:
-        pytest.fail("the Dask run did not finish within 180 s")
+    result = run_within(command, seconds=180)
     assert result.returncode == 0, result.stderr[-3000:]
     assert manifest(out)["complete"] is True
     assert "3 chunks played" in result.stdout
@@ -382,10 +387,7 @@ def test_dask_scheduler_address_gives_the_local_data(tmp_path):
             out, games=1000, seed=22, chunk_size=300, name="same",
             extra=("--backend", "dask", "--scheduler", cluster.scheduler_address),
         )  # fmt: skip
-        try:
-            result = subprocess.run(command, capture_output=True, text=True, timeout=120)
-        except subprocess.TimeoutExpired:
-            pytest.fail("the Dask run did not finish within 120 s")
+        result = run_within(command, seconds=120)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "4 chunks played" in result.stdout
     assert manifest(out)["complete"] is True
