@@ -67,6 +67,20 @@ def packs(key: np.uint64, game: np.ndarray, deal: np.ndarray, attempt: np.ndarra
     return np.argsort(keys, axis=1, kind="stable").astype(np.int8)
 
 
+#: Counter standing where a deal number would, for the first-dealer draw: no deal reaches it.
+_FIRST_DEALER = np.uint64(1 << 40)
+
+
+def first_dealers(key: np.uint64, game: np.ndarray, n_players: int) -> np.ndarray:
+    """The player who deals a game's first deal, uniform on ``0 .. n_players - 1``, ``int64``.
+
+    Drawn from the pack stream keyed by the game alone (RULES.md §2), so runs that differ in
+    players or rules (but not in the number of players) see the same first dealers.
+    """
+    u = to_uniform(hash_counters(key, game, _FIRST_DEALER))
+    return np.minimum((u * n_players).astype(np.int64), n_players - 1)
+
+
 def deal_keys(key: np.uint64, game: np.ndarray, deal: np.ndarray) -> np.ndarray:
     """Per-deal keys of a stream, from which each play's :class:`DecisionRandom` derives."""
     return hash_counters(key, game, deal)
