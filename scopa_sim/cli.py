@@ -1,7 +1,7 @@
-"""The ``scopa-sim`` command line: simulate, replay, and list variants and players.
+"""The ``scopa-sim`` command line: simulate, replay, compare, and list variants and players.
 
 Bad input never shows a traceback: it gets one line saying what is wrong and how to fix it,
-and exit status 2.
+and exit status 2. The rules themselves are described for players in docs/rules.md.
 """
 
 from __future__ import annotations
@@ -9,17 +9,27 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import tomllib
 from pathlib import Path
 
 from scopa_sim import __version__, api
 from scopa_sim.players import PLAYERS
-from scopa_sim.rules import OPTIONS, PRESET_HELP, PRESETS, RulesError, parse_assignments, variant
+from scopa_sim.rules import (
+    OPTIONS,
+    PRESET_HELP,
+    PRESETS,
+    RulesError,
+    Variant,
+    parse_assignments,
+    variant,
+)
 from scopa_sim.runner import BACKENDS, RunConfig, RunError, run
 from scopa_sim.storage import StorageError
 
 EXIT_BAD_INPUT = 2
+RULES_DOC = "docs/rules.md"
 USER_ERRORS = (RulesError, RunError, StorageError)
 
 
@@ -60,6 +70,8 @@ def _options_help() -> str:
 _SIMULATE_EPILOG = f"""\
 rule options (--option KEY=VALUE, repeatable; in a batch file: options = {{ KEY = VALUE }}):
 {_options_help()}
+Which options each variant accepts, and their defaults: scopa-sim variants NAME. The rules of
+every variant and option are explained in {RULES_DOC}.
 
 output: DIR/chunk-NNNNNN.parquet (only Parquet: polars.scan_parquet(DIR) reads the run), and
 DIR.manifest.json beside it (configuration, seed, versions, chunks done). One row per side per
@@ -90,7 +102,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="scopa-sim",
         description="Monte Carlo strategy analysis for Scopa and its family.",
-        epilog="Run 'scopa-sim COMMAND --help' for the options of a command.",
+        epilog=(
+            "Run 'scopa-sim COMMAND --help' for the options of a command. The rules of every "
+            f"variant and option: {RULES_DOC}."
+        ),
     )
     parser.add_argument("--version", action="version", version=f"scopa-sim {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -111,7 +126,10 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument(
         "--config", type=Path, metavar="FILE.toml", help="a batch file of several runs"
     )
-    sim.add_argument("--variant", metavar="NAME", help=f"one of: {', '.join(PRESETS)}")
+    sim.add_argument(
+        "--variant", metavar="NAME",
+        help=f"one of: {', '.join(PRESETS)} (scopa-sim variants NAME; {RULES_DOC} §7)",
+    )  # fmt: skip
     sim.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE",
         help=f"a rule option, repeatable; options: {', '.join(OPTIONS)}",
@@ -124,7 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
     count.add_argument("--games", type=positive_int, metavar="N", help="whole games to the target")
     count.add_argument(
         "--deals", type=positive_int, metavar="N",
-        help="independent deals, the deal passing round the table, no game score",
+        help="independent deals, each a one-deal game (first_dealer applies), no game score",
     )  # fmt: skip
     sim.add_argument("--seed", type=seed_int, metavar="S", help="the run seed (required)")
     sim.add_argument(
@@ -173,8 +191,8 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Print a deal move by move: a deal recorded in a run (--run DIR --game G --deal D), "
             "or explicit packs (--variant, --players, --seed and --deck or --decks-file). "
-            "Packs are in canonical order (RULES.md §2): 4 table cards, then each hand's blocks "
-            "in turn order. Seat 0 leads; the last seat deals."
+            f"Packs are in canonical order ({RULES_DOC} §2): the table cards, then each hand's "
+            "blocks in turn order. Seat 0 leads; the last seat deals."
         ),
     )  # fmt: skip
     rep.set_defaults(parser=rep)
@@ -204,7 +222,8 @@ def build_parser() -> argparse.ArgumentParser:
             "Play every ARM on the same deals (or games) with the same seed, so arms with the "
             "same pack see the same packs, and report per arm each metric with its 95%% CI, the "
             "paired difference from the first arm with its CI, a p-value and Holm-adjusted "
-            "p-values. An ARM is VARIANT[:KEY=VALUE,...], e.g. classic:forced_capture=true."
+            "p-values. An ARM is VARIANT[:KEY=VALUE,...], e.g. classic:forced_capture=true. "
+            f"The variants and options are explained in {RULES_DOC}."
         ),
     )  # fmt: skip
     cmp.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -257,7 +276,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--html", type=Path, metavar="FILE", help="also write a self-contained HTML page"
     )
 
-    commands.add_parser("variants", help="list the variants, one line each")
+    var = commands.add_parser(
+        "variants",
+        help="list the variants, one line each, or show one in full",
+        description=(
+            "Without NAME: every preset, one line each. With NAME: that preset's deal, capture "
+            "rule, scoring, target and game end, and every option it accepts with its default "
+            f"and allowed values. The rules are explained in {RULES_DOC}."
+        ),
+    )
+    var.set_defaults(parser=var)
+    var.add_argument("name", nargs="?", metavar="NAME", help=f"a preset: {', '.join(PRESETS)}")
     commands.add_parser("players", help="list the players, one line each")
     return parser
 
@@ -274,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
             "players": _players,
         }[args.command](args, getattr(args, "parser", parser))
     except (*USER_ERRORS, ConfigError) as err:
-        print(f"scopa-sim: error: {err}", file=sys.stderr)
+        print(f"scopa-sim: error: {error_text(err)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("scopa-sim: interrupted; run the same command again to resume", file=sys.stderr)
@@ -282,6 +311,21 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into a command that stopped reading (e.g. head)
         sys.stderr.close()
         return 0
+
+
+#: Error messages about variants, options, player counts or packs: the rules explain them.
+_RULES_MESSAGE = re.compile(
+    r"unknown variant|unknown option|option '?[\w-]+'? (does not apply|takes)"
+    r"|is played by \d+ sides|\ba pack (is|must)"
+)
+
+
+def error_text(err: Exception) -> str:
+    """The one-line message for ``err``; rule-related ones point to the rules document."""
+    text = str(err)
+    if _RULES_MESSAGE.search(text) and RULES_DOC not in text:
+        text += f" (see {RULES_DOC})"
+    return text
 
 
 # simulate ---------------------------------------------------------------------------------------
@@ -569,9 +613,156 @@ def _check_writable(path: Path) -> None:
 
 
 def _variants(args, parser) -> int:
-    for name, rules in PRESETS.items():
-        print(f"{name:12s} {PRESET_HELP[name]}; target {rules.target}")
+    if args.name is None:
+        width = max(map(len, PRESETS))
+        for name, rules in PRESETS.items():
+            print(f"{name:{width}s}  {PRESET_HELP.get(name, name)}; target {rules.target}")
+        return 0
+    if args.name not in PRESETS:
+        raise RulesError(
+            f"unknown variant {args.name!r}; choose one of: {', '.join(PRESETS)} (see {RULES_DOC})"
+        )
+    print(describe_variant(PRESETS[args.name]))
     return 0
+
+
+def _value(value) -> str:
+    """An option value as it is typed on the command line."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(getattr(value, "value", value))
+
+
+def _hands(hands) -> str:
+    """``(3, 3, 3, 3, 4)`` -> "4 hands of 3 cards each, then 1 hand of 4"."""
+    runs: list[list[int]] = []
+    for size in hands:
+        if runs and runs[-1][0] == size:
+            runs[-1][1] += 1
+        else:
+            runs.append([size, 1])
+    if len(runs) == 1 and runs[0][1] == 1:
+        return f"one hand of {runs[0][0]} cards each"
+    parts = [f"{count} hand{'s' if count > 1 else ''} of {size}" for size, count in runs]
+    parts[0] += " cards each"
+    return ", then ".join(parts)
+
+
+_CAPTURE_TEXT = {
+    "match-or-sum": (
+        "a played card takes one table card of the same rank; failing that, one set of two or "
+        "more table cards summing to its value; failing that, it stays on the table"
+    ),
+    "fifteen": (
+        "a played card of value v takes one set of one or more table cards summing to 15 - v "
+        "(no equal-rank rule); otherwise it stays on the table"
+    ),
+    "ace-takes-all": (
+        "as in the classic game (same rank first, else a sum), except that an ace played with no "
+        "ace on the table takes every table card (with an ace there it takes that ace; on an "
+        "empty table it stays)"
+    ),
+}
+
+
+def describe_variant(rules: Variant) -> str:
+    """Everything about a preset, built from its data: new presets and options appear here."""
+    get = getattr
+    n, sides, pack = rules.n_players, rules.n_sides, rules.pack
+    coins = pack.suit_names[0]
+    if sides == n:
+        who = f"{n} players, each on their own"
+    else:
+        who = f"{n} players in {sides} teams of {n // sides}, partners sitting opposite"
+    table = f"{rules.table_cards} cards on the table" if rules.table_cards else "no table cards"
+    deal = f"{pack.name} pack ({pack.n_cards} cards); {table}; {_hands(rules.hands)}"
+    if "throw_in" in rules.allowed_options:
+        deal += f"; throw-in (3 or 4 kings on the table): {'on' if rules.throw_in else 'off'}"
+    else:
+        deal += "; no throw-in"
+    if get(rules, "opening_sweep", False):
+        deal += (
+            "; an opening table summing to 15 goes to the dealer as 1 escoba, "
+            "30 in two 15s as 2 escobas"
+        )
+    capture = _CAPTURE_TEXT.get(_value(rules.capture), f"{_value(rules.capture)} (see {RULES_DOC})")
+    capture += "; a card that can capture must capture"
+    if rules.forced_capture:
+        capture += ", and a player who can capture must play a capturing card"
+    if rules.fewest_cards:
+        capture += "; a sum capture uses as few table cards as possible"
+
+    scoring = ["most cards", f"most {coins}"]
+    if get(rules, "most_sevens", False):
+        scoring.append("most sevens")
+    scoring.append(f"seven of {coins}")
+    if get(rules, "primiera", None) is not None:
+        scoring.append(
+            f"primiera ({_value(rules.primiera)}; a missing suit: "
+            f"{_value(rules.primiera_missing_suit)})"
+        )
+    else:
+        scoring.append("no primiera")
+    scope = "escobas (1 each" if _value(rules.capture) == "fifteen" else "scope (1 each"
+    if rules.last_play_scopa:
+        scope += "; the last play's sweep counts"
+    else:
+        scope += "; not on the last play"
+    if _value(rules.capture) == "ace-takes-all":
+        ace = get(rules, "ace_sweep_scopa", False)
+        scope += "; an ace sweep counts" if ace else "; not an ace sweep"
+    scoring.append(scope + ")")
+    if get(rules, "re_bello", False):
+        scoring.append(f"king of {coins} (re bello)")
+    if _value(get(rules, "napola", "off")) != "off":
+        scoring.append(f"napola ({_value(rules.napola)})")
+    sides_word = "team" if sides < n else "player"
+    ties = "ties for the most score nothing"
+
+    end = []
+    if get(rules, "scopa_wins_immediately", False):
+        end.append(
+            f"a scopa that brings a {sides_word} to the target wins at once (the deal stops)"
+        )
+    if get(rules, "count_in_turn_order", False):
+        end.append(
+            "at the end of a deal the players count in turn order (seat 0 first, the dealer "
+            "last); the first to reach the target wins"
+        )
+    else:
+        end.append(
+            f"at the end of a deal the {sides_word} that reaches the target wins; if several "
+            "do, the most points; if level, play on"
+        )
+    if get(rules, "napoleone", False):
+        end.append(f"all ten {coins} win the game outright (napoleone)")
+    if hasattr(rules, "first_dealer"):
+        end.append(f"first dealer: {_value(rules.first_dealer)}")
+
+    lines = [
+        f"{rules.name}: {PRESET_HELP.get(rules.name, '')}".rstrip(": "),
+        f"  players:  {who}",
+        f"  deal:     {deal}",
+        f"  capture:  {capture}",
+        f"  scoring:  {', '.join(scoring)}; {ties}",
+        f"  target:   {rules.target}",
+        f"  game end: {'; '.join(end)}",
+        "  options (--option KEY=VALUE; default, then allowed values):",
+    ]
+    accepted = [o for o in OPTIONS.values() if o.name in rules.allowed_options]
+    width = max((len(o.name) for o in accepted), default=0)
+    defaults = [_value(get(rules, o.name, "")) for o in accepted]
+    dwidth = max(map(len, defaults), default=0)
+    vwidth = max((len(o.values) for o in accepted), default=0)
+    for spec, default in zip(accepted, defaults, strict=True):
+        lines.append(
+            f"    {spec.name:{width}}  {default:{dwidth}}  {spec.values:{vwidth}}  {spec.help}"
+        )
+    refused = [name for name in OPTIONS if name not in rules.allowed_options]
+    if refused:
+        lines.append(f"  not accepted: {', '.join(refused)}")
+    lines.append(f"  rules: {RULES_DOC} (§7 for the presets)")
+    return "\n".join(lines)
 
 
 def _players(args, parser) -> int:

@@ -808,3 +808,156 @@ def test_progress_bar_shows_deals_rate_and_time_left(tmp_path):
     last = result.stderr.replace("\r", "\n").strip().splitlines()[-1]
     assert "3000/3000" in last and "deals/s" in last and "deals," in last
     assert re.search(r"\[\d\d:\d\d<\d\d:\d\d", last)  # elapsed < time left
+
+
+# variants NAME: one preset in full, from the rules data ----------------------------------------
+
+
+def _command(*args) -> subprocess.CompletedProcess:
+    """The real command line, in its own process."""
+    return subprocess.run(
+        [PYTHON, "-m", "scopa_sim", *map(str, args)], capture_output=True, text=True, timeout=60
+    )
+
+
+def _option_lines(text: str) -> dict[str, list[str]]:
+    """The option rows of ``variants NAME``: name -> [default, allowed values, help...]."""
+    rows = {}
+    for line in text.splitlines():
+        words = line.split()
+        if line.startswith("    ") and words and words[0] in OPTIONS:
+            rows[words[0]] = words[1:]
+    return rows
+
+
+def _plain(value) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(getattr(value, "value", value))
+
+
+def test_variants_lists_every_preset_through_the_real_command():
+    from scopa_sim.rules import PRESET_HELP
+
+    result = _command("variants")
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    lines = result.stdout.splitlines()
+    assert [line.split()[0] for line in lines] == list(PRESETS)
+    for line, (name, rules) in zip(lines, PRESETS.items(), strict=True):
+        assert PRESET_HELP[name] in line
+        assert line.endswith(f"target {rules.target}")
+
+
+def test_variants_classic_through_the_real_command():
+    result = _command("variants", "classic")
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    text = result.stdout
+    assert text.splitlines()[0].startswith("classic: ")
+    for fragment in [
+        "2 players, each on their own",
+        "40 cards",
+        "4 cards on the table",
+        "6 hands of 3 cards each",
+        "throw-in (3 or 4 kings on the table): on",
+        "same rank",
+        "most cards, most coins, seven of coins, primiera (standard; a missing suit: void)",
+        "not on the last play",
+        "target:   11",
+        "the most points",
+        "docs/rules.md",
+    ]:
+        assert fragment in text, fragment
+    rows = _option_lines(text)
+    rules = PRESETS["classic"]
+    assert set(rows) == set(rules.allowed_options)
+    for name, row in rows.items():
+        assert row[0] == _plain(getattr(rules, name)), name  # the default
+        assert row[1] == OPTIONS[name].values, name  # the allowed values
+        assert " ".join(row[2:]) == OPTIONS[name].help, name
+    assert "ace_sweep_scopa" not in rows
+    assert re.search(r"not accepted: .*\bace_sweep_scopa\b", text)
+
+
+def test_variants_unknown_name_through_the_real_command():
+    result = _command("variants", "clasic")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("scopa-sim: error: unknown variant 'clasic'; choose one of: ")
+    assert lines[0].endswith(" (see docs/rules.md)")
+    assert all(name in lines[0] for name in PRESETS)
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_variants_name_shows_every_accepted_option_with_its_default(capsys, name):
+    rules = PRESETS[name]
+    status, out, err = scopa_sim(capsys, "variants", name)
+    assert status == 0 and err == ""
+    rows = _option_lines(out)
+    assert list(rows) == [o for o in OPTIONS if o in rules.allowed_options]  # in OPTIONS order
+    for option, row in rows.items():
+        assert row[:2] == [_plain(getattr(rules, option)), OPTIONS[option].values], option
+    refused = [o for o in OPTIONS if o not in rules.allowed_options]
+    if refused:
+        assert f"not accepted: {', '.join(refused)}" in out
+    else:
+        assert "not accepted" not in out
+    rules_part = out.split("\n  options (")[0]  # the description, without the option rows
+    assert f"target:   {rules.target}\n" in rules_part
+    assert f"({rules.pack.n_cards} cards)" in rules_part
+    assert f"{rules.n_players} players" in rules_part
+    assert ("primiera (" in rules_part) == (rules.primiera is not None)
+    assert ("most sevens" in rules_part) == rules.most_sevens
+    assert ("count in turn order" in rules_part) == rules.count_in_turn_order
+    assert ("wins at once" in rules_part) == rules.scopa_wins_immediately
+
+
+def test_variants_name_follows_the_deal_shape(capsys):
+    expected = {
+        "classic-6p": ["6 players in 2 teams of 3", "2 hands of 3 cards each"],
+        "scopone": [
+            "4 players in 2 teams of 2",
+            "one hand of 9 cards each",
+            "4 cards on the table",
+        ],
+        "scopone-scientifico": ["no table cards", "one hand of 10 cards each", "no throw-in"],
+        "escoba": ["15 - v", "1 escoba", "2 escobas", "no throw-in"],
+        "asso-piglia-tutto": ["an ace played with no ace on the table takes every table card"],
+        "scopa-52-3p": ["52 cards", "4 hands of 3 cards each, then 1 hand of 4", "most hearts"],
+        "scopa-52-4p": ["4 players, each on their own", "4 hands of 3 cards each"],
+    }
+    for name, fragments in expected.items():
+        status, out, _ = scopa_sim(capsys, "variants", name)
+        assert status == 0
+        for fragment in fragments:
+            assert fragment in out, (name, fragment)
+
+
+def test_help_and_rule_errors_point_to_the_rules_document(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("COLUMNS", "250")
+    for args in (["--help"], ["simulate", "--help"], ["variants", "--help"], ["compare", "--help"],
+                 ["replay", "--help"]):  # fmt: skip
+        status, out, _ = scopa_sim(capsys, *args)
+        assert status == 0 and "docs/rules.md" in out, args
+    out_dir = tmp_path / "run"
+    bad = {
+        "option": ([*SIM, "--option", "ace_sweep_scopa=true"], "does not apply to classic"),
+        "value": ([*SIM, "--option", "primiera=best"], "primiera"),
+        "variant": (_with(SIM, "--variant", "scopa"), "unknown variant 'scopa'"),
+        "arm": (
+            [
+                "compare",
+                "classic",
+                "escoba:throw_in=true",
+                *"--players greedy,random --deals 9 --seed 1".split(),
+            ],
+            "does not apply to escoba",
+        ),
+    }
+    for what, (args, fragment) in bad.items():
+        if args[0] == "simulate":
+            args = [*args, "--out", out_dir]
+        status, out, err = scopa_sim(capsys, *args)
+        line = assert_bad_input(status, out, err, fragment, "docs/rules.md")
+        assert line.count("docs/rules.md") == 1, (what, line)
+    assert not out_dir.exists()
