@@ -105,6 +105,8 @@ class DealRecord:
     sides: list[SideRecord]
     leftovers: list[int]
     seat_sides: list[int]  # the side of each seat in play order
+    opening: int = 0  # escoba: escobas the dealer's side took from the opening table
+    stopped_by: int | None = None  # side whose scopa won the game outright, ending the deal
 
     @property
     def dealer(self) -> int:
@@ -127,6 +129,8 @@ class DealRecord:
                 for s in self.sides
             ],
             "leftovers": self.leftovers,
+            "opening": self.opening,
+            "stopped_by": self.stopped_by,
         }
 
 
@@ -203,7 +207,8 @@ def replay_run_deal(folder, game: int, deal: int) -> DealRecord:
     pack = seeding.packs(
         seeding.stream_key(config.seed, seeding.PACKS), game_a, deal_a, attempt, rules.pack.n_cards
     )
-    offset = game_a % rules.n_players if config.mode == "deals" else deal_a % rules.n_players
+    first = engine.first_dealers(rules, seeding.stream_key(config.seed, seeding.PACKS), game_a)
+    offset = engine.seat_offsets(first, deal_a, rules.n_players)
     return record_deals(
         rules, players, pack, seed=config.seed, game=game_a, deal=deal_a, offset=offset,
         scores=before[None, :],
@@ -225,11 +230,14 @@ def record_deals(rules, players, cards, *, seed, game, deal, offset, scores) -> 
         game=np.asarray(game, np.int64)[playing], deal=np.asarray(deal, np.int64)[playing],
         record=True,
     )  # fmt: skip
-    points = scoring.score(rules, played.captured, played.scope).points
+    stopped = played.stopped_by >= 0
+    points = scoring.score(rules, played.captured, played.scope, stopped).points
     for row, i in enumerate(playing):
         moves = []
         for step in played.steps:
             k = step.choice[row]
+            if k < 0:  # the deal stopped before this play
+                break
             moves.append(
                 Move(
                     step.seat,
@@ -248,6 +256,7 @@ def record_deals(rules, players, cards, *, seed, game, deal, offset, scores) -> 
         ]
         records[i] = DealRecord(
             rules, cards[i].tolist(), False, moves, sides, cards_of(played.leftovers[row]),
-            played.seat_side[row].tolist(),
+            played.seat_side[row].tolist(), int(played.opening[row]),
+            int(played.stopped_by[row]) if stopped[row] else None,
         )  # fmt: skip
     return records

@@ -12,24 +12,27 @@ that player modulo the number of sides (partners sit opposite).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from scopa_sim import seeding
-from scopa_sim.engine import scoring
-from scopa_sim.engine.kernels import apply_actions, legal_actions
+from scopa_sim.engine import kernels, scoring
 from scopa_sim.engine.outcomes import DealOutcomes
 from scopa_sim.players.base import LegalActions, Observation, Player
-from scopa_sim.rules import CATEGORIES, Variant
+from scopa_sim.rules import CATEGORIES, FirstDealer, Variant
 
 _ONE = np.uint64(1)
 
 
 @dataclass(frozen=True)
 class Step:
-    """One play of a recorded batch: the legal actions offered and the one chosen, per row."""
+    """One play of a recorded batch: the legal actions offered and the one chosen, per row.
+
+    A row whose deal had already stopped (``scopa_wins_immediately``) has ``choice`` -1 and no
+    legal actions."""
 
     seat: int
     legal: LegalActions
@@ -44,8 +47,10 @@ class DealBatch:
 
     captured: np.ndarray  # uint64[B, S], leftovers included
     scope: np.ndarray  # int16[B, S]
-    leftovers: np.ndarray  # uint64[B]: table cards that went to nobody
+    leftovers: np.ndarray  # uint64[B]: cards that went to nobody
     seat_side: np.ndarray  # int8[B, n_players]
+    opening: np.ndarray  # int8[B]: escobas the dealer's side took from the opening table
+    stopped_by: np.ndarray  # int8[B]: side that won outright by a scopa, else -1
     steps: list[Step] | None
 
 
@@ -56,8 +61,6 @@ def check_players(variant: Variant, players: Sequence[Player]) -> tuple[Player, 
             f"{variant.name} has {variant.n_sides} sides: give {variant.n_sides} players, "
             f"one per side (got {len(players)})"
         )
-    if not variant.playable:
-        raise NotImplementedError(f"the engines do not play {variant.name} yet")
     return players
 
 
@@ -67,12 +70,44 @@ def seat_sides(variant: Variant, offset: np.ndarray) -> np.ndarray:
     return ((offset[:, None] + np.arange(n)[None, :]) % n % variant.n_sides).astype(np.int8)
 
 
+def first_dealers(variant: Variant, pack_key: np.uint64, game: np.ndarray) -> np.ndarray:
+    """The player who deals each game's first deal (RULES.md §2): at random from the game's own
+    stream, or player n - 1 under ``first_dealer=fixed``."""
+    n = variant.n_players
+    if variant.first_dealer is FirstDealer.FIXED:
+        return np.full(len(game), n - 1, np.int64)
+    return seeding.first_dealers(pack_key, np.asarray(game, np.int64), n)
+
+
+def seat_offsets(first_dealer: np.ndarray, deal: np.ndarray, n_players: int) -> np.ndarray:
+    """The player in seat 0 (who leads) of each deal: the deal passes to the right, so deal ``d``
+    is dealt by player ``first + d`` and led by the next one."""
+    return (np.asarray(first_dealer) + 1 + np.asarray(deal)) % n_players
+
+
 def throw_in_rows(variant: Variant, packs: np.ndarray) -> np.ndarray:
     """Rows whose table (the pack's first cards) holds three or four kings."""
     if not variant.throw_in or variant.table_cards < 4:
         return np.zeros(len(packs), bool)
     ranks = variant.pack.rank_of[packs[:, : variant.table_cards]]
     return (ranks == 10).sum(axis=1) >= 3
+
+
+def opening_sweeps(variant: Variant, packs: np.ndarray) -> np.ndarray:
+    """Escobas in each opening table (RULES.md §7): 1 when it sums to 15, 2 when it sums to 30
+    and splits into two sets of 15; ``int8[B]``, all 0 unless the variant has the rule."""
+    rows = len(packs)
+    if not variant.opening_sweep:
+        return np.zeros(rows, np.int8)
+    ranks = variant.pack.rank_of[packs[:, : variant.table_cards]].astype(np.int64)
+    total = ranks.sum(axis=1)
+    # A 30 splits into two 15s when some set holding the first card makes 15.
+    splits = np.zeros(rows, bool)
+    others = range(1, variant.table_cards)
+    for size in range(0, variant.table_cards - 1):
+        for rest in itertools.combinations(others, size):
+            splits |= ranks[:, [0, *rest]].sum(axis=1) == 15
+    return np.where(total == 15, 1, np.where((total == 30) & splits, 2, 0)).astype(np.int8)
 
 
 def deal_packs(variant: Variant, key: np.uint64, game: np.ndarray, deal: np.ndarray):
@@ -114,11 +149,15 @@ def play_batch(
     deal: np.ndarray,
     record: bool = False,
 ) -> DealBatch:
-    """Play one deal per row of ``packs`` (``int8[B, cards]``, canonical order, RULES.md §2)."""
+    """Play one deal per row of ``packs`` (``int8[B, cards]``, canonical order, RULES.md §2).
+
+    ``scores`` are the game scores before the deal, which players see and which decide
+    whether a scopa wins outright (``scopa_wins_immediately``: that row's deal stops there).
+    """
     players = check_players(variant, players)
     groups = _groups(players)
+    rules = kernels.KernelRules.of(variant)
     rows, n, sides = len(packs), variant.n_players, variant.n_sides
-    ranks = variant.pack.ranks
     bits = _ONE << packs.astype(np.uint64)
 
     seat_side = seat_sides(variant, offset)
@@ -129,8 +168,20 @@ def play_batch(
     scope = np.zeros((sides, rows), np.int16)
     played = np.zeros(rows, np.uint64)
     last_capturer = np.full(rows, -1, np.int8)
+    stopped_by = np.full(rows, -1, np.int8)
     steps: list[Step] | None = [] if record else None
     decision_keys = seeding.deal_keys(player_key, game, deal)
+    everyone = np.arange(rows)
+
+    # §7 escoba: an opening table of 15 (or two 15s) goes to the dealer's side as escobas.
+    opening = opening_sweeps(variant, packs)
+    swept = np.flatnonzero(opening)
+    captured[dealer_side[swept], swept] |= table[swept]
+    scope[dealer_side[swept], swept] += opening[swept]
+    last_capturer[swept] = dealer_side[swept]
+    table[swept] = 0
+    if variant.scopa_wins_immediately:
+        _stop_winners(variant, swept, dealer_side[swept], scores, scope, stopped_by)
 
     position, play = variant.table_cards, 0
     for hand_size in variant.hands:
@@ -139,35 +190,69 @@ def play_batch(
             position += hand_size
         for _ in range(hand_size):
             for seat in range(n):
-                arrays = legal_actions(
-                    hands[seat], table, ranks, variant.fewest_cards, variant.forced_capture
-                )
-                legal = LegalActions(*map(_read_only, arrays))
-                card, capture = arrays[0], arrays[1]
-                side = seat_side[:, seat]
-                obs = Observation(
-                    variant, _read_only(hands[seat]), _read_only(table), _read_only(captured.T),
-                    _read_only(played), _read_only(scores), seat, _read_only(side),
-                    _read_only(dealer_side), play,
+                live = everyone if stopped_by.max() < 0 else np.flatnonzero(stopped_by < 0)
+                arrays = kernels.legal_actions(
+                    hands[seat][live], table[live], rules.ranks, rules.fewest, rules.forced,
+                    rule=rules.rule,
                 )  # fmt: skip
-                rng = seeding.DecisionRandom(decision_keys, play)
+                legal = LegalActions(*map(_read_only, arrays))
+                side = seat_side[live, seat]
+                obs = Observation(
+                    variant, _read_only(hands[seat][live]), _read_only(table[live]),
+                    _read_only(captured.T[live]), _read_only(played[live]),
+                    _read_only(scores[live]), seat, _read_only(side),
+                    _read_only(dealer_side[live]), play,
+                )  # fmt: skip
+                rng = seeding.DecisionRandom(decision_keys[live], play)
                 choice = _choose(groups, side, obs, legal, rng)
 
                 is_last = play == variant.plays - 1
-                scopa = apply_actions(
-                    choice, card, capture, side, hands[seat], table, captured, scope,
-                    last_capturer, played, not is_last or variant.last_play_scopa,
+                scopa = kernels.apply_actions(
+                    live, choice, arrays[0], arrays[1], side, hands[seat], table, captured,
+                    scope, last_capturer, played, not is_last or variant.last_play_scopa,
+                    rules.ace_mask, rules.ace_no_scopa,
                 )  # fmt: skip
+                if variant.scopa_wins_immediately and scopa.any():
+                    won = live[scopa]
+                    _stop_winners(variant, won, side[scopa], scores, scope, stopped_by)
                 if record:
-                    steps.append(Step(seat, legal, choice, scopa))
+                    steps.append(_full_step(seat, live, rows, legal, choice, scopa))
                 play += 1
 
     # §4: the last capturer takes what is left on the table; if nobody captured, nobody does.
-    took_any = last_capturer >= 0
-    who = np.flatnonzero(took_any)
+    # A stopped deal (§6) leaves the table and the unplayed hands to nobody.
+    takes = (last_capturer >= 0) & (stopped_by < 0)
+    who = np.flatnonzero(takes)
     captured[last_capturer[who], who] |= table[who]
-    leftovers = np.where(took_any, np.uint64(0), table)
-    return DealBatch(captured.T.copy(), scope.T.copy(), leftovers, seat_side, steps)
+    unplayed = np.bitwise_or.reduce(hands, axis=0)
+    leftovers = np.where(takes, np.uint64(0), table | unplayed)
+    return DealBatch(
+        captured.T.copy(), scope.T.copy(), leftovers, seat_side, opening, stopped_by, steps
+    )
+
+
+def _stop_winners(variant, rows, side, scores, scope, stopped_by) -> None:
+    """Stop the deals of ``rows`` where a scopa of ``side`` reached the target (§6)."""
+    reached = scores[rows, side] + scope[side, rows] >= variant.target
+    stopped_by[rows[reached]] = side[reached]
+
+
+def _full_step(seat, live, rows, legal, choice, scopa) -> Step:
+    """A step over every row of the batch, rows that did not play left empty."""
+    if len(live) == rows:
+        return Step(seat, legal, choice, scopa)
+    width = legal.card.shape[1]
+    card = np.full((rows, width), -1, np.int8)
+    capture = np.zeros((rows, width), np.uint64)
+    group = np.full((rows, width), -1, np.int8)
+    count = np.zeros(rows, np.int64)
+    n_cards = np.zeros(rows, np.int64)
+    full_choice = np.full(rows, -1, np.int64)
+    full_scopa = np.zeros(rows, bool)
+    card[live], capture[live], group[live] = legal.card, legal.capture, legal.group
+    count[live], n_cards[live] = legal.count, legal.n_cards
+    full_choice[live], full_scopa[live] = choice, scopa
+    return Step(seat, LegalActions(card, capture, group, count, n_cards), full_choice, full_scopa)
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:
@@ -211,30 +296,34 @@ def play_games(
     next_game, stop = games.start, games.stop
     game = np.zeros(0, np.int64)
     deal = np.zeros(0, np.int64)
+    first = np.zeros(0, np.int64)
     score = np.zeros((0, sides), np.int16)
     parts: list[DealOutcomes] = []
     while True:
         room = min(batch_size - len(game), stop - next_game)
         if room > 0:
-            game = np.concatenate([game, np.arange(next_game, next_game + room)])
+            new = np.arange(next_game, next_game + room)
+            game = np.concatenate([game, new])
             deal = np.concatenate([deal, np.zeros(room, np.int64)])
+            first = np.concatenate([first, first_dealers(variant, pack_key, new)])
             score = np.concatenate([score, np.zeros((room, sides), np.int16)])
             next_game += room
         if not len(game):
             break
         packs, redeals = deal_packs(variant, pack_key, game, deal)
-        offset = deal % n
         batch = play_batch(
-            variant, players, packs, offset=offset, scores=score, player_key=player_key,
-            game=game, deal=deal,
+            variant, players, packs, offset=seat_offsets(first, deal, n), scores=score,
+            player_key=player_key, game=game, deal=deal,
         )  # fmt: skip
-        points = scoring.score(variant, batch.captured, batch.scope)
+        points = scoring.score(variant, batch.captured, batch.scope, batch.stopped_by >= 0)
+        winner = game_winners(variant, score, points, batch)
         score = (score + points.totals).astype(np.int16)
-        winner = _game_winners(score, variant.target)
         final = winner >= 0
-        parts.append(_deal_outcomes(batch, points, game, deal, redeals, score, final, winner))
+        parts.append(
+            _deal_outcomes(batch, points, game, deal, first % sides, redeals, score, final, winner)
+        )
         keep = ~final
-        game, deal, score = game[keep], deal[keep] + 1, score[keep]
+        game, deal, first, score = game[keep], deal[keep] + 1, first[keep], score[keep]
     return DealOutcomes.concat(parts).sorted() if parts else _empty(sides)
 
 
@@ -245,9 +334,11 @@ def play_deals(
     deals: range,
     batch_size: int = 8192,
 ) -> DealOutcomes:
-    """Play independent deals ``deals`` with no game score; the deal passes round the table.
+    """Play independent deals ``deals`` with no game score.
 
-    Deal ``i`` is keyed as game ``i``, deal 0, with player ``i % n`` leading.
+    Deal ``i`` is keyed as game ``i``, deal 0: a one-deal game whose dealer is drawn like any
+    game's first dealer. No game is won (``final`` is false), but a deal stops at a scopa that
+    reaches the target under ``scopa_wins_immediately``, as in a game.
     """
     players = check_players(variant, players)
     pack_key = seeding.stream_key(seed, seeding.PACKS)
@@ -257,34 +348,61 @@ def play_deals(
     for start in range(deals.start, deals.stop, batch_size):
         game = np.arange(start, min(start + batch_size, deals.stop), dtype=np.int64)
         deal = np.zeros(len(game), np.int64)
+        first = first_dealers(variant, pack_key, game)
         packs, redeals = deal_packs(variant, pack_key, game, deal)
         zero = np.zeros((len(game), sides), np.int16)
         batch = play_batch(
-            variant, players, packs, offset=game % variant.n_players, scores=zero,
-            player_key=player_key, game=game, deal=deal,
+            variant, players, packs, offset=seat_offsets(first, deal, variant.n_players),
+            scores=zero, player_key=player_key, game=game, deal=deal,
         )  # fmt: skip
-        points = scoring.score(variant, batch.captured, batch.scope)
+        points = scoring.score(variant, batch.captured, batch.scope, batch.stopped_by >= 0)
         final = np.zeros(len(game), bool)
         winner = np.full(len(game), -1, np.int8)
         parts.append(
-            _deal_outcomes(batch, points, game, deal, redeals, points.totals, final, winner)
+            _deal_outcomes(
+                batch, points, game, deal, first % sides, redeals, points.totals, final, winner
+            )
         )
     return DealOutcomes.concat(parts) if parts else _empty(sides)
 
 
-def _game_winners(score: np.ndarray, target: int) -> np.ndarray:
-    """Per row, the side that has won (at or past the target, strictly ahead); else -1."""
-    leader = scoring.strict_winner(score)
-    reached = score.max(axis=1) >= target
-    return np.where(reached & (leader >= 0), leader, -1).astype(np.int8)
+def game_winners(variant: Variant, before: np.ndarray, points, batch: DealBatch) -> np.ndarray:
+    """Per row, the side that has won the game after this deal (RULES.md §6), else -1.
+
+    In order: a scopa that won outright; napoleone (every card of the scoring suit); with
+    ``count_in_turn_order`` the first side in seat order at the target; else the side at or
+    past the target and strictly ahead of all. ``reference.winner_after_deal`` is the same rule
+    for one deal.
+    """
+    after = before + points.totals
+    winner = batch.stopped_by.astype(np.int8).copy()
+    if variant.napoleone:
+        coins = np.uint64(variant.pack.suit_mask(0))
+        has_all = (batch.captured & coins) == coins
+        holder = np.where(has_all.any(axis=1), has_all.argmax(axis=1), -1)
+        winner = np.where(winner >= 0, winner, holder).astype(np.int8)
+    if variant.count_in_turn_order:
+        for seat in range(variant.n_players):
+            side = batch.seat_side[:, seat].astype(np.int64)
+            reached = after[np.arange(len(after)), side] >= variant.target
+            winner = np.where((winner < 0) & reached, side, winner).astype(np.int8)
+        return winner
+    leader = scoring.strict_winner(after)
+    reached = after.max(axis=1) >= variant.target
+    at_target = np.where(reached & (leader >= 0), leader, -1)
+    return np.where(winner >= 0, winner, at_target).astype(np.int8)
 
 
-def _deal_outcomes(batch, points, game, deal, redeals, score, final, winner) -> DealOutcomes:
+def _deal_outcomes(
+    batch, points, game, deal, first_side, redeals, score, final, winner
+) -> DealOutcomes:
     return DealOutcomes(
         game=game.astype(np.int64),
         deal=deal.astype(np.int16),
         redeals=redeals,
         dealer_side=batch.seat_side[:, -1].copy(),
+        first_dealer_side=first_side.astype(np.int8),
+        stopped=batch.stopped_by >= 0,
         captured=batch.captured,
         cards=points.cards,
         coins=points.coins,
@@ -304,8 +422,9 @@ def _empty(sides: int) -> DealOutcomes:
 
     return DealOutcomes(
         game=z(np.int64), deal=z(np.int16), redeals=z(np.int16), dealer_side=z(np.int8),
-        captured=z(np.uint64, sides), cards=z(np.int8, sides), coins=z(np.int8, sides),
-        settebello=z(bool, sides), primiera=z(np.int16, sides), scope=z(np.int16, sides),
+        first_dealer_side=z(np.int8), stopped=z(bool), captured=z(np.uint64, sides),
+        cards=z(np.int8, sides), coins=z(np.int8, sides), settebello=z(bool, sides),
+        primiera=z(np.int16, sides), scope=z(np.int16, sides),
         points=z(np.int16, sides, len(CATEGORIES)), score=z(np.int16, sides), final=z(bool),
         winner=z(np.int8),
     )  # fmt: skip

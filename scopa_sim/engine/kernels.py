@@ -13,9 +13,12 @@ captures come out in a fixed order.
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
+
+from scopa_sim.rules import Capture, Variant
 
 _MAX_TABLE = 64
 
@@ -44,10 +47,109 @@ def lowest_card(x):
     return _DEBRUIJN[(low * np.uint64(0x03F79D71B4CB0A89)) >> np.uint64(58)]
 
 
+#: Capture rules as the kernels know them (``scopa_sim.rules.Capture``).
+MATCH_OR_SUM, FIFTEEN, ACE_TAKES_ALL = 0, 1, 2
+
+
+_RULE_CODES = {
+    Capture.MATCH_OR_SUM: MATCH_OR_SUM,
+    Capture.FIFTEEN: FIFTEEN,
+    Capture.ACE_TAKES_ALL: ACE_TAKES_ALL,
+}
+
+
+@dataclass(frozen=True)
+class KernelRules:
+    """The variant as the compiled kernels take it: plain numbers and masks."""
+
+    ranks: int
+    rule: int
+    fewest: bool
+    forced: bool
+    ace_mask: np.uint64
+    ace_no_scopa: bool
+
+    @staticmethod
+    def of(variant: Variant) -> KernelRules:
+        return KernelRules(
+            ranks=variant.pack.ranks,
+            rule=_RULE_CODES[variant.capture],
+            fewest=variant.fewest_cards,
+            forced=variant.forced_capture,
+            ace_mask=np.uint64(variant.pack.rank_mask(1)),
+            ace_no_scopa=variant.capture is Capture.ACE_TAKES_ALL and not variant.ace_sweep_scopa,
+        )
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _sum_captures(
+    c, table, target, upper, min_depth, rank_mask, fewest, out_card, out_capture, out_group, b,
+    cap, n, group, t_card, t_rank, idx,
+):  # fmt: skip
+    """Append card ``c``'s captures of table sets summing to ``target`` (sets of more than
+    ``min_depth`` cards, of ranks up to ``upper``) from slot ``n``; return the new count."""
+    one = np.uint64(1)
+    first = n
+    # The table cards that can be part of the sum, by (rank, suit).
+    n_table = 0
+    for r in range(1, upper + 1):
+        cards = table & rank_mask[r]
+        while cards:
+            t_card[n_table] = lowest_card(cards)
+            t_rank[n_table] = r
+            n_table += 1
+            cards &= cards - one
+    # Depth-first over the sorted table, pruning as soon as the next (larger) rank overshoots.
+    depth = 0
+    idx[0] = 0
+    total = 0
+    mask = np.uint64(0)
+    fewest_size = 1 << 30
+    while True:
+        i = idx[depth]
+        if i < n_table and total + t_rank[i] <= target:
+            if total + t_rank[i] == target:
+                if depth >= min_depth:
+                    if n < cap:
+                        out_card[b, n] = c
+                        out_capture[b, n] = mask | (one << np.uint64(t_card[i]))
+                        out_group[b, n] = group
+                    n += 1
+                    if depth + 1 < fewest_size:
+                        fewest_size = depth + 1
+                idx[depth] = i + 1
+            else:
+                total += t_rank[i]
+                mask |= one << np.uint64(t_card[i])
+                depth += 1
+                idx[depth] = i + 1
+        else:
+            if depth == 0:
+                break
+            depth -= 1
+            j = idx[depth]
+            total -= t_rank[j]
+            mask ^= one << np.uint64(t_card[j])
+            idx[depth] = j + 1
+    if fewest and n > first and n <= cap:
+        kept = first
+        for k in range(first, n):
+            if _popcount(out_capture[b, k]) == fewest_size:
+                out_card[b, kept] = out_card[b, k]
+                out_capture[b, kept] = out_capture[b, k]
+                kept += 1
+        for k in range(kept, n):
+            out_card[b, k] = -1
+            out_capture[b, k] = np.uint64(0)
+            out_group[b, k] = -1
+        n = kept
+    return n
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _row_actions(
-    hand, table, ranks, rank_mask, fewest, forced, out_card, out_capture, out_group, b, cap,
-    t_card, t_rank, idx,
+    hand, table, ranks, rank_mask, rule, fewest, forced, out_card, out_capture, out_group, b,
+    cap, t_card, t_rank, idx,
 ):  # fmt: skip
     """Legal actions of one decision point, written from slot 0; returns how many there are.
 
@@ -64,72 +166,39 @@ def _row_actions(
         rest_hand &= rest_hand - one
         v = c % ranks + 1
         first = n
-        match = table & rank_mask[v]
-        if match:
-            # Equal rank takes precedence: one action per table card of that rank.
-            while match:
-                t = lowest_card(match)
-                match &= match - one
-                if n < cap:
-                    out_card[b, n] = c
-                    out_capture[b, n] = one << np.uint64(t)
-                    out_group[b, n] = group
-                n += 1
+        if rule == FIFTEEN:
+            # Escoba: any set of one or more table cards making 15 with the played card.
+            target = 15 - v
+            n = _sum_captures(
+                c, table, target, min(target, ranks), 0, rank_mask, fewest, out_card,
+                out_capture, out_group, b, cap, n, group, t_card, t_rank, idx,
+            )  # fmt: skip
         else:
-            # The table cards that can be part of a sum to v (rank below v), by (rank, suit).
-            n_table = 0
-            for r in range(1, v):
-                cards = table & rank_mask[r]
-                while cards:
-                    t_card[n_table] = lowest_card(cards)
-                    t_rank[n_table] = r
-                    n_table += 1
-                    cards &= cards - one
-            # Every set of two or more table cards summing to v: depth-first over the sorted
-            # table, pruning as soon as the next (larger) rank overshoots.
-            depth = 0
-            idx[0] = 0
-            total = 0
-            mask = np.uint64(0)
-            fewest_size = 1 << 30
-            while True:
-                i = idx[depth]
-                if i < n_table and total + t_rank[i] <= v:
-                    if total + t_rank[i] == v:
-                        if depth >= 1:
-                            if n < cap:
-                                out_card[b, n] = c
-                                out_capture[b, n] = mask | (one << np.uint64(t_card[i]))
-                                out_group[b, n] = group
-                            n += 1
-                            if depth + 1 < fewest_size:
-                                fewest_size = depth + 1
-                        idx[depth] = i + 1
-                    else:
-                        total += t_rank[i]
-                        mask |= one << np.uint64(t_card[i])
-                        depth += 1
-                        idx[depth] = i + 1
-                else:
-                    if depth == 0:
-                        break
-                    depth -= 1
-                    j = idx[depth]
-                    total -= t_rank[j]
-                    mask ^= one << np.uint64(t_card[j])
-                    idx[depth] = j + 1
-            if fewest and n > first and n <= cap:
-                kept = first
-                for k in range(first, n):
-                    if _popcount(out_capture[b, k]) == fewest_size:
-                        out_card[b, kept] = out_card[b, k]
-                        out_capture[b, kept] = out_capture[b, k]
-                        kept += 1
-                for k in range(kept, n):
-                    out_card[b, k] = -1
-                    out_capture[b, k] = np.uint64(0)
-                    out_group[b, k] = -1
-                n = kept
+            match = table & rank_mask[v]
+            if match:
+                # Equal rank takes precedence: one action per table card of that rank.
+                while match:
+                    t = lowest_card(match)
+                    match &= match - one
+                    if n < cap:
+                        out_card[b, n] = c
+                        out_capture[b, n] = one << np.uint64(t)
+                        out_group[b, n] = group
+                    n += 1
+            elif rule == ACE_TAKES_ALL and v == 1:
+                # Asso piglia tutto: with no ace on the table, an ace takes all of it.
+                if table:
+                    if n < cap:
+                        out_card[b, n] = c
+                        out_capture[b, n] = table
+                        out_group[b, n] = group
+                    n += 1
+            else:
+                # Every set of two or more table cards summing to v (all of rank below v).
+                n = _sum_captures(
+                    c, table, v, v - 1, 1, rank_mask, fewest, out_card, out_capture, out_group,
+                    b, cap, n, group, t_card, t_rank, idx,
+                )  # fmt: skip
         if n > first:
             any_capture = True
         else:
@@ -160,8 +229,8 @@ def _row_actions(
 
 @njit(cache=True, nogil=True)
 def legal_actions_into(
-    hands, tables, rows, rank_mask, fewest, forced, out_card, out_capture, out_group, counts,
-    n_cards,
+    hands, tables, rows, rank_mask, rule, fewest, forced, out_card, out_capture, out_group,
+    counts, n_cards,
 ):  # fmt: skip
     """Fill row ``b``'s legal actions into ``out_*[b]`` for each b in ``rows``, padded up to the
     largest count (or the width); set ``counts[b]`` and ``n_cards[b]``. Returns the largest
@@ -175,7 +244,7 @@ def legal_actions_into(
     for k in range(len(rows)):
         b = rows[k]
         n = _row_actions(
-            hands[b], tables[b], ranks, rank_mask, fewest, forced, out_card, out_capture,
+            hands[b], tables[b], ranks, rank_mask, rule, fewest, forced, out_card, out_capture,
             out_group, b, cap, t_card, t_rank, idx,
         )  # fmt: skip
         counts[b] = n
@@ -202,7 +271,9 @@ def _rank_masks(ranks: int) -> np.ndarray:
     return masks
 
 
-def legal_actions(hands, tables, ranks: int, fewest: bool, forced: bool, width: int = 16):
+def legal_actions(
+    hands, tables, ranks: int, fewest: bool, forced: bool, width: int = 16, rule: int = MATCH_OR_SUM
+):
     """Padded legal actions of a batch: ``(card int8[B, A], capture uint64[B, A],
     group int8[B, A], count[B], n_cards[B])``.
 
@@ -219,8 +290,9 @@ def legal_actions(hands, tables, ranks: int, fewest: bool, forced: bool, width: 
     rows = np.arange(n)
     rank_mask = _rank_masks(ranks)
     top = legal_actions_into(
-        hands, tables, rows, rank_mask, fewest, forced, card, capture, group, counts, n_cards
-    )
+        hands, tables, rows, rank_mask, rule, fewest, forced, card, capture, group, counts,
+        n_cards,
+    )  # fmt: skip
     if top > width:
         over = np.flatnonzero(counts > width)
         wide = [np.empty((n, top), a.dtype) for a in (card, capture, group)]
@@ -229,39 +301,58 @@ def legal_actions(hands, tables, ranks: int, fewest: bool, forced: bool, width: 
             new[:, width:] = pad
         card, capture, group = wide
         legal_actions_into(
-            hands, tables, over, rank_mask, fewest, forced, card, capture, group, counts, n_cards
-        )
+            hands, tables, over, rank_mask, rule, fewest, forced, card, capture, group, counts,
+            n_cards,
+        )  # fmt: skip
         top = int(counts.max())
     top = max(top, 1)
     return card[:, :top], capture[:, :top], group[:, :top], counts, n_cards
 
 
-@njit(cache=True, nogil=True)
-def apply_actions(
-    choice, card, capture, side, hand, table, captured, scope, last, played, scopa_ok
-):
-    """Play row b's chosen action in place; return which rows swept the table for a scopa.
+@njit(cache=True, nogil=True, inline="always")
+def apply_row(
+    b, played_card, taken, s, hand, table, captured, scope, last, played, scopa_ok, ace_mask,
+    ace_no_scopa,
+):  # fmt: skip
+    """Play one action in row ``b`` of the state; return whether it scored a scopa.
 
-    ``hand``, ``table``, ``played`` and ``last`` are per row; ``captured`` and ``scope`` are
-    ``[side, row]``. ``scopa_ok`` is False on the deal's last play unless that sweep counts.
+    ``scopa_ok`` is False on the deal's last play unless that sweep counts; ``ace_no_scopa``
+    (asso piglia tutto without ``ace_sweep_scopa``) makes an ace's sweep of non-aces no scopa.
     """
     one = np.uint64(1)
-    rows = len(choice)
-    scopa = np.zeros(rows, np.bool_)
-    for b in range(rows):
-        k = choice[b]
-        bit = one << np.uint64(card[b, k])
-        taken = capture[b, k]
-        hand[b] &= ~bit
-        played[b] |= bit
-        if taken:
-            s = side[b]
-            table[b] &= ~taken
-            captured[s, b] |= taken | bit
-            last[b] = s
-            if table[b] == 0 and scopa_ok:
-                scope[s, b] += 1
-                scopa[b] = True
-        else:
-            table[b] |= bit
+    bit = one << np.uint64(played_card)
+    hand[b] &= ~bit
+    played[b] |= bit
+    if taken:
+        table[b] &= ~taken
+        captured[s, b] |= taken | bit
+        last[b] = s
+        if table[b] == 0 and scopa_ok:
+            if ace_no_scopa and (bit & ace_mask) != 0 and (taken & ace_mask) == 0:
+                return False
+            scope[s, b] += 1
+            return True
+    else:
+        table[b] |= bit
+    return False
+
+
+@njit(cache=True, nogil=True)
+def apply_actions(
+    rows, choice, card, capture, side, hand, table, captured, scope, last, played, scopa_ok,
+    ace_mask, ace_no_scopa,
+):  # fmt: skip
+    """Play each row's chosen action in place; return which rows swept the table for a scopa.
+
+    ``choice``, ``card``, ``capture`` and ``side`` are indexed like ``rows`` (the rows that
+    play); ``hand``, ``table``, ``played`` and ``last`` are per state row, ``captured`` and
+    ``scope`` ``[side, state row]``.
+    """
+    scopa = np.zeros(len(rows), np.bool_)
+    for k in range(len(rows)):
+        j = choice[k]
+        scopa[k] = apply_row(
+            rows[k], card[k, j], capture[k, j], side[k], hand, table, captured, scope, last,
+            played, scopa_ok, ace_mask, ace_no_scopa,
+        )  # fmt: skip
     return scopa

@@ -16,6 +16,8 @@ class DealOutcomes:
     deal: np.ndarray  # int16[D]: deal number within its game, from 0
     redeals: np.ndarray  # int16[D]: throw-ins before this deal
     dealer_side: np.ndarray  # int8[D]
+    first_dealer_side: np.ndarray  # int8[D]: side of the player who dealt the game's first deal
+    stopped: np.ndarray  # bool[D]: the deal stopped at a scopa that won the game outright
     captured: np.ndarray  # uint64[D, S]
     cards: np.ndarray  # int8[D, S]
     coins: np.ndarray  # int8[D, S]
@@ -68,6 +70,7 @@ class DealOutcomes:
             "deal": per_deal(self.deal),
             "side": side,
             "dealer": per_deal(self.dealer_side) == side,
+            "first_dealer": per_deal(self.first_dealer_side) == side,
             "cards": self.cards.ravel(),
             "coins": self.coins.ravel(),
             "settebello": self.settebello.ravel(),
@@ -82,4 +85,5 @@ class DealOutcomes:
         columns["final"] = per_deal(self.final)
         columns["won"] = per_deal(self.winner) == side
         columns["redeals"] = per_deal(self.redeals).astype(np.int8)
+        columns["stopped"] = per_deal(self.stopped)
         return pl.DataFrame(columns)

@@ -7,10 +7,11 @@ numbers refer to RULES.md.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from scopa_sim.cards import PRIMIERA_FACE_ZERO, PRIMIERA_STANDARD
+from scopa_sim.cards import PRIMIERA_FACE_ZERO, PRIMIERA_STANDARD, mask_of
 from scopa_sim.rules import CATEGORIES, Capture, MissingSuit, Napola, PrimieraRule, Variant
 
 #: An action: the card played and the table cards it captures (empty: the card is laid).
@@ -48,6 +49,8 @@ class DealResult:
     leftovers: set[int] = field(default_factory=set)  # only when nobody captured
     scope: list[int] = field(default_factory=list)
     points: list[dict[str, int]] = field(default_factory=list)  # per side, per category
+    opening: int = 0  # escoba: escobas the dealer's side took from the opening table
+    stopped_by: int | None = None  # side that won outright by a scopa (scopa_wins_immediately)
 
     @property
     def totals(self) -> list[int]:
@@ -80,23 +83,65 @@ def _sum_sets(cards: list[int], ranks: list[int], target: int, start: int = 0):
                 yield (cards[i], *rest)
 
 
-def captures(variant: Variant, card: int, table: frozenset[int] | set[int]) -> list[frozenset[int]]:
-    """The sets of table cards ``card`` may capture; empty when it cannot capture."""
-    if variant.capture is not Capture.MATCH_OR_SUM:
-        raise NotImplementedError(f"capture rule {variant.capture} is not implemented yet")
+def _sets_summing(variant: Variant, table, total: int, smallest: int) -> list[frozenset[int]]:
+    """Every set of at least ``smallest`` table cards whose ranks add up to ``total``."""
     rank = variant.pack.rank
-    value = rank(card)
-    same = sorted(c for c in table if rank(c) == value)
-    if same:  # a single card of equal rank always takes precedence over a sum
-        return [frozenset([c]) for c in same]
     ordered = sorted(table, key=lambda c: (rank(c), c))
     sets = [
-        frozenset(s) for s in _sum_sets(ordered, [rank(c) for c in ordered], value) if len(s) >= 2
+        frozenset(s)
+        for s in _sum_sets(ordered, [rank(c) for c in ordered], total)
+        if len(s) >= smallest
     ]
     if variant.fewest_cards and sets:
         fewest = min(len(s) for s in sets)
         sets = [s for s in sets if len(s) == fewest]
     return sets
+
+
+def captures(variant: Variant, card: int, table: frozenset[int] | set[int]) -> list[frozenset[int]]:
+    """The sets of table cards ``card`` may capture; empty when it cannot capture."""
+    rank = variant.pack.rank
+    value = rank(card)
+    if variant.capture is Capture.FIFTEEN:
+        # §7 escoba: any set of one or more table cards that makes 15 with the played card.
+        return _sets_summing(variant, table, 15 - value, smallest=1)
+    same = sorted(c for c in table if rank(c) == value)
+    if same:  # a single card of equal rank always takes precedence over a sum
+        return [frozenset([c]) for c in same]
+    if variant.capture is Capture.ACE_TAKES_ALL and value == 1:
+        # §7 asso piglia tutto: with no ace on the table, an ace takes every table card.
+        return [frozenset(table)] if table else []
+    return _sets_summing(variant, table, value, smallest=2)
+
+
+def is_ace_sweep(variant: Variant, card: int, taken) -> bool:
+    """An ace taking the whole table under asso piglia tutto (not an ace taking an ace)."""
+    rank = variant.pack.rank
+    return (
+        variant.capture is Capture.ACE_TAKES_ALL
+        and rank(card) == 1
+        and bool(taken)
+        and all(rank(c) != 1 for c in taken)
+    )
+
+
+def opening_sweeps(variant: Variant, table) -> int:
+    """Escoba's opening (§7): 1 when the table sums to 15, 2 when it sums to 30 and splits into
+    two sets of 15; 0 otherwise (and in every other preset)."""
+    if not variant.opening_sweep:
+        return 0
+    rank = variant.pack.rank
+    total = sum(rank(c) for c in table)
+    if total == 15:
+        return 1
+    if total == 30 and any(sum(rank(c) for c in s) == 15 for s in _subsets(sorted(table))):
+        return 2
+    return 0
+
+
+def _subsets(cards: list[int]):
+    for size in range(1, len(cards)):
+        yield from itertools.combinations(cards, size)
 
 
 def legal_actions(variant: Variant, hand, table) -> list[Action]:
@@ -113,8 +158,11 @@ def legal_actions(variant: Variant, hand, table) -> list[Action]:
 # §2-§4: a deal ---------------------------------------------------------------------------------
 
 
-def play_deal(variant: Variant, pack: Sequence[int], choose: Chooser) -> DealResult:
-    """Play one deal from ``pack`` in canonical order (RULES.md §2); seat 0 leads."""
+def play_deal(
+    variant: Variant, pack: Sequence[int], choose: Chooser, scores: Sequence[int] | None = None
+) -> DealResult:
+    """Play one deal from ``pack`` in canonical order (RULES.md §2); seat 0 leads, the last seat
+    deals. ``scores`` are the game scores before the deal (for ``scopa_wins_immediately``)."""
     pack = [int(c) for c in pack]
     if sorted(pack) != list(range(variant.pack.n_cards)):
         raise ValueError(f"a pack must be a permutation of the {variant.pack.n_cards} card ids")
@@ -122,6 +170,7 @@ def play_deal(variant: Variant, pack: Sequence[int], choose: Chooser) -> DealRes
         return DealResult(throw_in=True)
 
     n, sides = variant.n_players, variant.n_sides
+    before = list(scores) if scores is not None else [0] * sides
     table = set(pack[: variant.table_cards])
     position = variant.table_cards
     captured: list[set[int]] = [set() for _ in range(sides)]
@@ -129,6 +178,21 @@ def play_deal(variant: Variant, pack: Sequence[int], choose: Chooser) -> DealRes
     played: set[int] = set()
     last_capturer = None
     moves: list[Move] = []
+
+    def wins_now(side: int) -> bool:
+        return variant.scopa_wins_immediately and before[side] + scope[side] >= variant.target
+
+    # §7 escoba: an opening table of 15 (or two 15s) goes to the dealer's side as escobas.
+    opening = opening_sweeps(variant, table)
+    if opening:
+        dealer_side = variant.side_of_seat(n - 1)
+        captured[dealer_side] |= table
+        table = set()
+        scope[dealer_side] += opening
+        last_capturer = dealer_side
+        if wins_now(dealer_side):
+            unplayed = set(pack[position:])  # no hand dealt yet
+            return _stopped(captured, scope, moves, opening, dealer_side, unplayed)
 
     for hand_size in variant.hands:
         hands = []
@@ -159,10 +223,16 @@ def play_deal(variant: Variant, pack: Sequence[int], choose: Chooser) -> DealRes
                     last_capturer = side
                     last_play = len(moves) == variant.plays - 1
                     scopa = not table and (not last_play or variant.last_play_scopa)
+                    if is_ace_sweep(variant, card, taken) and not variant.ace_sweep_scopa:
+                        scopa = False  # §7: an ace's sweep is not a scopa unless the option says
                     scope[side] += scopa
                 else:
                     table.add(card)
                 moves.append(Move(seat, card, tuple(sorted(taken)), scopa))
+                if scopa and wins_now(side):
+                    # §6 scopa_wins_immediately: the deal stops; only its scope count.
+                    unplayed = set().union(*hands) | table
+                    return _stopped(captured, scope, moves, opening, side, unplayed)
 
     leftovers: set[int] = set()
     if last_capturer is None:
@@ -176,7 +246,20 @@ def play_deal(variant: Variant, pack: Sequence[int], choose: Chooser) -> DealRes
         leftovers=leftovers,
         scope=scope,
         points=score_deal(variant, captured, scope),
+        opening=opening,
     )
+
+
+def _stopped(captured, scope, moves, opening, side, unplayed) -> DealResult:
+    """A deal stopped by a winning scopa: the cards not captured (table and unplayed hands) go
+    to nobody, and the deal scores its scope alone (RULES.md §6)."""
+    points = [dict.fromkeys(CATEGORIES, 0) for _ in captured]
+    for s, count in enumerate(scope):
+        points[s]["scope"] = count
+    return DealResult(
+        throw_in=False, moves=moves, captured=captured, leftovers=set(unplayed), scope=scope,
+        points=points, opening=opening, stopped_by=side,
+    )  # fmt: skip
 
 
 # §5: scoring -----------------------------------------------------------------------------------
@@ -240,6 +323,8 @@ def score_deal(
         points[side]["re_bello"] = int(variant.re_bello and variant.king_of_coins in cards)
         points[side]["napola"] = napola_points(variant, cards)
 
+    if variant.most_sevens:  # the 52-card game's own point: most sevens, a tie scores nothing
+        award("sevens", strict_winner([sum(pack.rank(x) == 7 for x in c) for c in captured]))
     if variant.primiera is PrimieraRule.MOST_SEVENS:
         award("primiera", strict_winner([sevens_key(variant, c) for c in captured]))
     elif variant.primiera is not None:
@@ -254,6 +339,38 @@ def score_deal(
 
 
 def game_winner(scores: Sequence[int], target: int) -> int | None:
-    """The side that has won after a deal: at or past the target and strictly ahead of all."""
+    """The side at or past the target and strictly ahead of all, after a deal; else None."""
     leader = strict_winner(scores)
     return leader if leader is not None and scores[leader] >= target else None
+
+
+def winner_after_deal(
+    variant: Variant,
+    before: Sequence[int],
+    result: DealResult,
+    seat_sides: Sequence[int] | None = None,
+) -> int | None:
+    """The side that has won the game after ``result`` (§6), or None: play another deal.
+
+    In order: a scopa that won outright; napoleone (all of the scoring suit's cards); with
+    ``count_in_turn_order`` the first side in seat order (seat 0 first) at the target; else the
+    side at or past the target and strictly ahead of all. ``seat_sides`` is each seat's side
+    (default: seat 0 leads, sides alternate).
+    """
+    if result.stopped_by is not None:
+        return result.stopped_by
+    if variant.napoleone:
+        coins = variant.pack.suit_mask(0)
+        for side, cards in enumerate(result.captured):
+            if coins & ~mask_of(cards) == 0:
+                return side
+    after = [b + t for b, t in zip(before, result.totals, strict=True)]
+    if variant.count_in_turn_order:
+        order = seat_sides if seat_sides is not None else [
+            variant.side_of_seat(seat) for seat in range(variant.n_players)
+        ]
+        for side in order:
+            if after[side] >= variant.target:
+                return side
+        return None
+    return game_winner(after, variant.target)

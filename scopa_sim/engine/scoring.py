@@ -73,8 +73,13 @@ def _award(points: np.ndarray, category: str, winner: np.ndarray) -> None:
     points[rows, winner[rows], CATEGORY_INDEX[category]] = 1
 
 
-def score(variant: Variant, captured: np.ndarray, scope: np.ndarray) -> DealScores:
-    """Score a batch: ``captured`` is ``uint64[B, S]`` (leftovers included), ``scope`` int."""
+def score(
+    variant: Variant, captured: np.ndarray, scope: np.ndarray, stopped: np.ndarray | None = None
+) -> DealScores:
+    """Score a batch: ``captured`` is ``uint64[B, S]`` (leftovers included), ``scope`` int.
+
+    Rows of ``stopped`` (deals a scopa won outright, RULES.md §6) score their scope alone.
+    """
     pack = variant.pack
     ranks = pack.ranks
     rows, sides = captured.shape
@@ -95,6 +100,10 @@ def score(variant: Variant, captured: np.ndarray, scope: np.ndarray) -> DealScor
         ).astype(np.int16)
     if variant.napola is not Napola.OFF:
         points[:, :, CATEGORY_INDEX["napola"]] = _napola_table(ranks, variant.napola)[coins_pattern]
+
+    if variant.most_sevens:  # the 52-card game's own point: most sevens
+        sevens = np.bitwise_count(captured & np.uint64(pack.rank_mask(7))).astype(np.int8)
+        _award(points, "sevens", strict_winner(sevens))
 
     primiera = np.zeros((rows, sides), np.int16)
     if variant.primiera is PrimieraRule.MOST_SEVENS:
@@ -119,4 +128,8 @@ def score(variant: Variant, captured: np.ndarray, scope: np.ndarray) -> DealScor
         winner = np.where(value.max(axis=1) < 0, -1, winner)
         _award(points, "primiera", winner)
         primiera = np.maximum(value, 0).astype(np.int16)
+    if stopped is not None and stopped.any():
+        scope_only = points[stopped, :, CATEGORY_INDEX["scope"]]
+        points[stopped] = 0
+        points[stopped, :, CATEGORY_INDEX["scope"]] = scope_only
     return DealScores(n_cards, n_coins, settebello, primiera, points)

@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 
 from scopa_sim.cards import PRIMIERA_STANDARD
-from scopa_sim.engine.kernels import lowest_card
+from scopa_sim.engine.kernels import ACE_TAKES_ALL, FIFTEEN, KernelRules, lowest_card
 from scopa_sim.players.base import LegalActions, Observation, Player
 from scopa_sim.rules import Variant
 from scopa_sim.seeding import DecisionRandom
@@ -19,81 +19,117 @@ _SCOPA = 1 << 40  # a scopa outranks any sum of the card weights below
 
 @cache
 def card_weights(variant: Variant) -> tuple[np.ndarray, np.ndarray]:
-    """Per card id: its weight when captured, and its worth when laid.
+    """Per card id: its weight when captured, and its worth when laid, following the scoring.
 
-    Capture weights are packed bit fields (settebello, sevens, sixes, aces, coins, cards), so
-    summing them over a capture compares captures lexicographically in that order; each field
-    is wide enough never to carry into the next.
+    Capture weights are packed bit fields (settebello, re bello, sevens, sixes, aces, coins,
+    cards), so summing them over a capture compares captures lexicographically in that order;
+    each field is wide enough never to carry into the next. Sevens count where primiera or the
+    52-card game's most-sevens point does; sixes and aces only where primiera does; the re bello
+    only where it scores.
     """
     pack = variant.pack
+    primiera = variant.primiera is not None
+    sevens_count = primiera or variant.most_sevens
     capture = np.zeros(pack.n_cards, np.int64)
     lay = np.zeros(pack.n_cards, np.int64)
     for c in range(pack.n_cards):
         rank, coin = pack.rank(c), pack.suit(c) == 0
         capture[c] = (
             ((c == variant.settebello) << 36)
-            | ((rank == 7) << 32)
-            | ((rank == 6) << 28)
-            | ((rank == 1) << 24)
+            | ((variant.re_bello and c == variant.king_of_coins) << 35)
+            | ((sevens_count and rank == 7) << 32)
+            | ((primiera and rank == 6) << 28)
+            | ((primiera and rank == 1) << 24)
             | (coin << 16)
             | (1 << 8)
         )
-        primiera = PRIMIERA_STANDARD[rank] if rank <= 10 else 0
-        lay[c] = (c == variant.settebello) * 1000 + primiera * 10 + coin
+        worth = PRIMIERA_STANDARD[rank] if primiera and rank <= 10 else 21 * (rank == 7)
+        lay[c] = (c == variant.settebello) * 1000 + worth * 10 + coin
     return capture, lay
 
 
-@njit(cache=True, nogil=True)
-def _greedy(card, capture, count, table, ranks, scopa_counts, capture_weight, lay_worth):
+@njit(cache=True, nogil=True, inline="always")
+def open_to_sweep(table_after, ranks, rule, ace_mask):
+    """Whether the next player could take the whole of ``table_after`` in one capture, by the
+    capture rule: a sum up to the top rank, a sum of 5 to 14 in escoba (15 with the card
+    played), or, in asso piglia tutto, any table without an ace (an ace takes it all)."""
+    total = 0
+    rest = table_after
+    while rest:
+        total += lowest_card(rest) % ranks + 1
+        rest &= rest - np.uint64(1)
+    if rule == FIFTEEN:
+        return 1 <= 15 - total <= ranks
+    if rule == ACE_TAKES_ALL and (table_after & ace_mask) == 0:
+        return True
+    return total <= ranks
+
+
+@njit(cache=True, nogil=True, inline="always")
+def greedy_row(
+    card, capture, count, table, ranks, rule, ace_mask, ace_no_scopa, scopa_counts,
+    capture_weight, lay_worth, b,
+):  # fmt: skip
+    """Row ``b``'s greedy choice among its ``count`` legal actions (slots of ``card``/``capture``
+    row ``b``)."""
     one = np.uint64(1)
-    rows = len(count)
-    out = np.zeros(rows, np.int64)
-    for b in range(rows):
-        best_capture, best_capture_key = -1, -1
-        best_lay, best_lay_key = -1, 1 << 62
-        table_sum = 0
-        rest = table[b]
-        while rest:
-            table_sum += lowest_card(rest) % ranks + 1
-            rest &= rest - one
-        for k in range(count[b]):
-            taken = capture[b, k]
-            played = card[b, k]
-            if taken:
-                key = capture_weight[played]
-                rest = taken
-                while rest:
-                    key += capture_weight[lowest_card(rest)]
-                    rest &= rest - one
-                if scopa_counts and (table[b] & ~taken) == 0:
+    best_capture, best_capture_key = -1, -1
+    best_lay, best_lay_key = -1, 1 << 62
+    for k in range(count):
+        taken = capture[b, k]
+        played = card[b, k]
+        if taken:
+            key = capture_weight[played]
+            rest = taken
+            while rest:
+                key += capture_weight[lowest_card(rest)]
+                rest &= rest - one
+            if scopa_counts and (table & ~taken) == 0:
+                ace_sweep = ((one << np.uint64(played)) & ace_mask) != 0 and (taken & ace_mask) == 0
+                if not (ace_no_scopa and ace_sweep):
                     key += _SCOPA
-                if key > best_capture_key:
-                    best_capture, best_capture_key = k, key
-            else:
-                open_to_sweep = table_sum + played % ranks + 1 <= ranks
-                key = open_to_sweep * 100_000 + lay_worth[played]
-                if key < best_lay_key:
-                    best_lay, best_lay_key = k, key
-        out[b] = best_capture if best_capture >= 0 else best_lay
+            if key > best_capture_key:
+                best_capture, best_capture_key = k, key
+        else:
+            after = table | (one << np.uint64(played))
+            key = open_to_sweep(after, ranks, rule, ace_mask) * 100_000 + lay_worth[played]
+            if key < best_lay_key:
+                best_lay, best_lay_key = k, key
+    return best_capture if best_capture >= 0 else best_lay
+
+
+@njit(cache=True, nogil=True)
+def _greedy(
+    card, capture, count, table, ranks, rule, ace_mask, ace_no_scopa, scopa_counts,
+    capture_weight, lay_worth,
+):  # fmt: skip
+    out = np.zeros(len(count), np.int64)
+    for b in range(len(count)):
+        out[b] = greedy_row(
+            card, capture, count[b], table[b], ranks, rule, ace_mask, ace_no_scopa,
+            scopa_counts, capture_weight, lay_worth, b,
+        )  # fmt: skip
     return out
 
 
 @dataclass(frozen=True)
 class GreedyPlayer(Player):
     """Captures whenever it can, taking the capture worth most: a scopa above all, then the
-    settebello, sevens, sixes, aces, coins, number of cards (played card included). Otherwise it
-    lays its least valuable card (settebello, then primiera value, then coins), preferring a
-    card that does not leave the table open to a sweep (table sum above the highest rank).
-    Ties go to the lowest slot, so it needs no random numbers."""
+    settebello, sevens, sixes, aces, coins, number of cards (played card included), as far as
+    the variant scores them. Otherwise it lays its least valuable card (settebello, then
+    primiera value, then coins), preferring a card that does not leave the table open to a
+    sweep under the variant's capture rule. Ties go to the lowest slot, so it needs no random
+    numbers."""
 
     name = "greedy"
     summary = "takes the most valuable capture (scopa, settebello, 7s, 6s, aces, coins, cards)"
 
     def act(self, obs: Observation, legal: LegalActions, rng: DecisionRandom) -> np.ndarray:
         variant = obs.variant
+        rules = KernelRules.of(variant)
         capture_weight, lay_worth = card_weights(variant)
         scopa_counts = not obs.last_play or variant.last_play_scopa
         return _greedy(
-            legal.card, legal.capture, legal.count, obs.table, variant.pack.ranks,
-            scopa_counts, capture_weight, lay_worth,
+            legal.card, legal.capture, legal.count, obs.table, rules.ranks, rules.rule,
+            rules.ace_mask, rules.ace_no_scopa, scopa_counts, capture_weight, lay_worth,
         )  # fmt: skip

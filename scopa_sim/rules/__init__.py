@@ -5,6 +5,7 @@ from scopa_sim.rules.presets import PRESET_HELP, PRESETS, parse_variant, variant
 from scopa_sim.rules.variant import (
     CATEGORIES,
     Capture,
+    FirstDealer,
     MissingSuit,
     Napola,
     PrimieraRule,
@@ -18,6 +19,7 @@ __all__ = [
     "PRESETS",
     "PRESET_HELP",
     "Capture",
+    "FirstDealer",
     "MissingSuit",
     "Napola",
     "OptionSpec",

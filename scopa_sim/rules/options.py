@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from scopa_sim.rules.variant import MissingSuit, Napola, PrimieraRule, RulesError
+from scopa_sim.rules.variant import FirstDealer, MissingSuit, Napola, PrimieraRule, RulesError
 
 
 @dataclass(frozen=True)
@@ -80,6 +80,20 @@ OPTIONS: dict[str, OptionSpec] = {
         OptionSpec("last_play_scopa", bool, "a sweep on the deal's last play counts as a scopa"),
         OptionSpec("re_bello", bool, "1 point for the king of coins"),
         OptionSpec("napola", Napola, "ace-2-3 of coins: 3 + the run beyond, or + every other coin"),
+        OptionSpec("napoleone", bool, "a side that captures all ten coins wins the game outright"),
+        OptionSpec(
+            "ace_sweep_scopa", bool, "asso piglia tutto: an ace's sweep of the table is a scopa"
+        ),
+        OptionSpec(
+            "scopa_wins_immediately",
+            bool,
+            "a scopa that brings a side to the target wins at once; the deal stops there",
+        ),
+        OptionSpec(
+            "first_dealer",
+            FirstDealer,
+            "the first dealer of each game: at random, or player n-1 every time",
+        ),
     )
 }
 

@@ -5,26 +5,61 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
+from scopa_sim.cards import FRENCH_52
 from scopa_sim.rules.options import OPTIONS
-from scopa_sim.rules.variant import RulesError, Variant
+from scopa_sim.rules.variant import Capture, RulesError, Variant
 
-_CLASSIC_OPTIONS = frozenset(OPTIONS)
+#: Options every preset accepts.
+_COMMON = frozenset(
+    {"target", "forced_capture", "fewest_cards", "last_play_scopa", "scopa_wins_immediately",
+     "first_dealer"}
+)  # fmt: skip
+#: Options that need the Italian pack's coins, kings and primiera.
+_ITALIAN = _COMMON | {"primiera", "primiera_missing_suit", "re_bello", "napola", "napoleone"}
+#: ... and a four-card opening table that can hold three kings.
+_ITALIAN_TABLE = _ITALIAN | {"throw_in"}
+
+
+def _preset(name: str, n_players: int, n_sides: int, hands, allowed, **rules) -> Variant:
+    return Variant(
+        name, n_players=n_players, n_sides=n_sides, hands=tuple(hands), allowed_options=allowed,
+        **rules,
+    )  # fmt: skip
+
+
+#: The 52-card pub game (RULES.md §7): its own pack, scoring and game end.
+_SCOPA_52 = {
+    "pack": FRENCH_52,
+    "throw_in": False,
+    "primiera": None,
+    "most_sevens": True,
+    "last_play_scopa": True,
+    "scopa_wins_immediately": True,
+    "count_in_turn_order": True,
+}
 
 PRESETS: dict[str, Variant] = {
     v.name: v
     for v in (
-        Variant(
-            "classic", n_players=2, n_sides=2, hands=(3,) * 6, allowed_options=_CLASSIC_OPTIONS
+        _preset("classic", 2, 2, (3,) * 6, _ITALIAN_TABLE),
+        _preset("classic-3p", 3, 3, (3,) * 4, _ITALIAN_TABLE),
+        _preset("classic-4p", 4, 2, (3,) * 3, _ITALIAN_TABLE),
+        _preset("classic-6p", 6, 2, (3,) * 2, _ITALIAN_TABLE),
+        _preset("scopone", 4, 2, (9,), _ITALIAN_TABLE),
+        _preset(
+            "scopone-scientifico", 4, 2, (10,), _ITALIAN, table_cards=0, throw_in=False
         ),
-        Variant(
-            "classic-3p", n_players=3, n_sides=3, hands=(3,) * 4, allowed_options=_CLASSIC_OPTIONS
-        ),
-        Variant(
-            "classic-4p", n_players=4, n_sides=2, hands=(3,) * 3, allowed_options=_CLASSIC_OPTIONS
-        ),
-        Variant(
-            "classic-6p", n_players=6, n_sides=2, hands=(3,) * 2, allowed_options=_CLASSIC_OPTIONS
-        ),
+        _preset(
+            "escoba", 2, 2, (3,) * 6, _ITALIAN, capture=Capture.FIFTEEN, opening_sweep=True,
+            throw_in=False, target=15,
+        ),  # fmt: skip
+        _preset(
+            "asso-piglia-tutto", 2, 2, (3,) * 6, _ITALIAN_TABLE | {"ace_sweep_scopa"},
+            capture=Capture.ACE_TAKES_ALL,
+        ),  # fmt: skip
+        _preset("scopa-52", 2, 2, (3,) * 8, _COMMON, **_SCOPA_52),
+        _preset("scopa-52-3p", 3, 3, (3, 3, 3, 3, 4), _COMMON, **_SCOPA_52),
+        _preset("scopa-52-4p", 4, 4, (3,) * 4, _COMMON, **_SCOPA_52),
     )
 }
 
@@ -33,6 +68,13 @@ PRESET_HELP = {
     "classic-3p": "3 players, each on their own; 4 hands",
     "classic-4p": "4 players in two teams of partners opposite; 3 hands",
     "classic-6p": "6 players in two teams of three; 2 hands",
+    "scopone": "4 players in two teams; 4 on the table and 9 cards each, one hand",
+    "scopone-scientifico": "4 players in two teams; no table, 10 cards each, one hand",
+    "escoba": "scopa a quindici: capture sets summing to 15 with the played card; to 15 points",
+    "asso-piglia-tutto": "classic, but an ace takes the whole table (unless an ace lies there)",
+    "scopa-52": "52-card pub game, 2 players: most cards, hearts, sevens, 7 of hearts, scope",
+    "scopa-52-3p": "52-card pub game, 3 players: four hands of 3, then a last hand of 4",
+    "scopa-52-4p": "52-card pub game, 4 players each on their own; 4 hands",
 }
 
 

@@ -1,8 +1,7 @@
 """A variant of the game as immutable data (RULES.md is the prose; this is the contract).
 
 Both engines read only this object, so a rule is changed in exactly one place: a preset or an
-option. Fields cover every preset of RULES.md §7 even where the engines do not play them yet
-(``Variant.playable`` says so), so adding a preset never means redesigning this class.
+option. Every preset of RULES.md §7 is a value of this class; none is a fork of the engine.
 """
 
 from __future__ import annotations
@@ -42,8 +41,18 @@ class Napola(StrEnum):
     TRENTINO = "trentino"  # 3, plus every other coin held
 
 
+class FirstDealer(StrEnum):
+    """Who deals a game's first deal (RULES.md §2)."""
+
+    RANDOM = "random"  # drawn from the game's own random stream
+    FIXED = "fixed"  # player n - 1, in every game (for designs that assign seats themselves)
+
+
 #: Point categories in the order they are reported everywhere (columns, logs, replays).
-CATEGORIES = ("cards", "coins", "settebello", "primiera", "scope", "re_bello", "napola")
+#: ``sevens`` is the 52-card game's "most sevens" point, apart from primiera.
+CATEGORIES = (
+    "cards", "coins", "settebello", "primiera", "scope", "re_bello", "napola", "sevens",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -76,6 +85,7 @@ class Variant:
     target: int = 11
     scopa_wins_immediately: bool = False
     count_in_turn_order: bool = False
+    first_dealer: FirstDealer = FirstDealer.RANDOM
     #: Names of the options this variant's preset accepts (see ``scopa_sim.rules.options``).
     allowed_options: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
 
@@ -107,16 +117,6 @@ class Variant:
     @property
     def king_of_coins(self) -> int:
         return self.pack.card(0, 10)
-
-    @property
-    def playable(self) -> bool:
-        """Whether the engines implement every rule this variant uses (now: the classic family)."""
-        return (
-            self.capture is Capture.MATCH_OR_SUM
-            and self.pack == ITALIAN_40
-            and not (self.opening_sweep or self.napoleone or self.scopa_wins_immediately)
-            and not (self.most_sevens or self.count_in_turn_order)
-        )
 
     def options(self) -> dict[str, object]:
         """The current value of every option this variant accepts."""
