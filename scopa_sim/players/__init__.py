@@ -1,11 +1,15 @@
 """Players as batch policies, and the registry of named players."""
 
 from scopa_sim.players.base import LegalActions, Observation, Player
+from scopa_sim.players.defensive import DefensivePlayer
 from scopa_sim.players.greedy import GreedyPlayer
+from scopa_sim.players.memory import MemoryPlayer
 from scopa_sim.players.random import RandomPlayer
 from scopa_sim.rules import RulesError
 
-PLAYERS: dict[str, Player] = {p.name: p for p in (RandomPlayer(), GreedyPlayer())}
+PLAYERS: dict[str, Player] = {
+    p.name: p for p in (RandomPlayer(), GreedyPlayer(), DefensivePlayer(), MemoryPlayer())
+}
 
 
 def player(name: str) -> Player:
@@ -18,8 +22,10 @@ def player(name: str) -> Player:
 
 __all__ = [
     "PLAYERS",
+    "DefensivePlayer",
     "GreedyPlayer",
     "LegalActions",
+    "MemoryPlayer",
     "Observation",
     "Player",
     "RandomPlayer",

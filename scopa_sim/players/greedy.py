@@ -10,7 +10,7 @@ from numba import njit
 
 from scopa_sim.cards import PRIMIERA_STANDARD
 from scopa_sim.engine.kernels import ACE_TAKES_ALL, FIFTEEN, KernelRules, lowest_card
-from scopa_sim.players.base import LegalActions, Observation, Player
+from scopa_sim.players.base import FUSED_GREEDY, LegalActions, Observation, Player
 from scopa_sim.rules import Variant
 from scopa_sim.seeding import DecisionRandom
 
@@ -66,35 +66,48 @@ def open_to_sweep(table_after, ranks, rule, ace_mask):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def action_key(
+    played, taken, table, ranks, rule, ace_mask, ace_no_scopa, scopa_counts, capture_weight,
+    lay_worth,
+):  # fmt: skip
+    """Greedy's key of one action: for a capture, its weight (higher is better, a scopa above
+    all); for a lay, the card's worth plus a penalty when the table is left open to a sweep
+    (lower is better)."""
+    one = np.uint64(1)
+    if taken:
+        key = capture_weight[played]
+        rest = taken
+        while rest:
+            key += capture_weight[lowest_card(rest)]
+            rest &= rest - one
+        if scopa_counts and (table & ~taken) == 0:
+            ace_sweep = ((one << np.uint64(played)) & ace_mask) != 0 and (taken & ace_mask) == 0
+            if not (ace_no_scopa and ace_sweep):
+                key += _SCOPA
+        return key
+    after = table | (one << np.uint64(played))
+    return open_to_sweep(after, ranks, rule, ace_mask) * 100_000 + lay_worth[played]
+
+
+@njit(cache=True, nogil=True, inline="always")
 def greedy_row(
     card, capture, count, table, ranks, rule, ace_mask, ace_no_scopa, scopa_counts,
     capture_weight, lay_worth, b,
 ):  # fmt: skip
     """Row ``b``'s greedy choice among its ``count`` legal actions (slots of ``card``/``capture``
-    row ``b``)."""
-    one = np.uint64(1)
+    row ``b``): the capture of highest key, else the lay of lowest key; ties to the lowest slot."""
     best_capture, best_capture_key = -1, -1
     best_lay, best_lay_key = -1, 1 << 62
     for k in range(count):
-        taken = capture[b, k]
-        played = card[b, k]
-        if taken:
-            key = capture_weight[played]
-            rest = taken
-            while rest:
-                key += capture_weight[lowest_card(rest)]
-                rest &= rest - one
-            if scopa_counts and (table & ~taken) == 0:
-                ace_sweep = ((one << np.uint64(played)) & ace_mask) != 0 and (taken & ace_mask) == 0
-                if not (ace_no_scopa and ace_sweep):
-                    key += _SCOPA
+        key = action_key(
+            card[b, k], capture[b, k], table, ranks, rule, ace_mask, ace_no_scopa, scopa_counts,
+            capture_weight, lay_worth,
+        )  # fmt: skip
+        if capture[b, k]:
             if key > best_capture_key:
                 best_capture, best_capture_key = k, key
-        else:
-            after = table | (one << np.uint64(played))
-            key = open_to_sweep(after, ranks, rule, ace_mask) * 100_000 + lay_worth[played]
-            if key < best_lay_key:
-                best_lay, best_lay_key = k, key
+        elif key < best_lay_key:
+            best_lay, best_lay_key = k, key
     return best_capture if best_capture >= 0 else best_lay
 
 
@@ -123,6 +136,11 @@ class GreedyPlayer(Player):
 
     name = "greedy"
     summary = "takes the most valuable capture (scopa, settebello, 7s, 6s, aces, coins, cards)"
+    fused_code = FUSED_GREEDY
+
+    def fused_params(self, variant: Variant) -> np.ndarray:
+        """``card_weights(variant)``: the capture weights, then the lay worths, per card id."""
+        return np.concatenate(card_weights(variant))
 
     def act(self, obs: Observation, legal: LegalActions, rng: DecisionRandom) -> np.ndarray:
         variant = obs.variant

@@ -1,0 +1,133 @@
+"""The memory player: counts cards and weighs each play against the next player's best reply.
+
+For each legal action it estimates, in points, what the action gains now (the cards taken, by
+``tactics.card_values``, and a scopa) and what it exposes: the chance that the next player holds
+a card that sweeps the table left behind (with the unseen cards and the size of that player's
+hand, ``tactics.chance_holds``), and, short of a sweep, the chance that a seven or the
+settebello left on the table is taken. It plays the action of highest gain minus exposure.
+Because it counts unseen cards, the last card of a rank is known to be safe to lay, and a
+double (two cards of a rank in hand) is known to leave few matches for the opponent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from scopa_sim.engine.kernels import FIFTEEN, KernelRules, lowest_card
+from scopa_sim.players.base import LegalActions, Observation, Player
+from scopa_sim.players.defensive import table_after
+from scopa_sim.players.tactics import (
+    card_values,
+    chance_holds,
+    next_hand_sizes,
+    popcount,
+    rank_masks,
+    sweepers,
+    unseen_cards,
+)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def exposure(after, unseen, n_unseen, next_cards, next_scopa, ranks, rank_mask, rule, ace_mask, value, premium):  # fmt: skip
+    """Expected points the next player takes from the table ``after``: a sweep (with its scopa
+    when it counts), else the premium cards (sevens, settebello) it can take one by one."""
+    if next_cards == 0 or after == 0:
+        return 0.0
+    one = np.uint64(1)
+    k = popcount(sweepers(after, unseen, ranks, rank_mask, rule, ace_mask))
+    p_sweep = chance_holds(k, n_unseen, next_cards)
+    table_value = 0.0
+    rest = after
+    while rest:
+        table_value += value[lowest_card(rest)]
+        rest &= rest - one
+    risk = p_sweep * (next_scopa + table_value)
+    # Short of a sweep: premium cards taken by an equal rank, or with one other table card.
+    rest = after & premium
+    while rest:
+        t = lowest_card(rest)
+        rest &= rest - one
+        r = t % ranks + 1
+        takers = unseen & rank_mask[r]
+        if rule != FIFTEEN:
+            others = after & ~(one << np.uint64(t))
+            while others:
+                u = lowest_card(others)
+                others &= others - one
+                v = r + u % ranks + 1
+                if v <= ranks and (after & rank_mask[v]) == 0:
+                    takers |= unseen & rank_mask[v]
+        else:
+            takers = unseen & rank_mask[15 - r] if 15 - r <= ranks else np.uint64(0)
+        p_take = chance_holds(popcount(takers), n_unseen, next_cards)
+        risk += (1.0 - p_sweep) * p_take * value[t]
+    return risk
+
+
+@njit(cache=True, nogil=True)
+def _memory(
+    card, capture, count, hand, table, captured, played, full, next_cards, next_scopa,
+    scopa_counts, ranks, rank_mask, rule, ace_mask, ace_no_scopa, value, premium,
+):  # fmt: skip
+    one = np.uint64(1)
+    out = np.zeros(len(count), np.int64)
+    for b in range(len(count)):
+        unseen = unseen_cards(full, hand[b], table[b], captured[b], played[b])
+        n_unseen = popcount(unseen)
+        best, best_score = 0, -1e300
+        for k in range(count[b]):
+            played_card, taken = card[b, k], capture[b, k]
+            after = table_after(played_card, taken, table[b])
+            gain = 0.0
+            if taken:
+                gain = value[played_card]
+                rest = taken
+                while rest:
+                    gain += value[lowest_card(rest)]
+                    rest &= rest - one
+                ace_sweep = ((one << np.uint64(played_card)) & ace_mask) != 0 and (
+                    taken & ace_mask
+                ) == 0
+                if after == 0 and scopa_counts and not (ace_no_scopa and ace_sweep):
+                    gain += 1.0
+            else:
+                gain = -value[played_card] * 0.01  # lay the cheapest card, other things equal
+            score = gain - exposure(
+                after, unseen, n_unseen, next_cards, next_scopa, ranks, rank_mask, rule,
+                ace_mask, value, premium,
+            )  # fmt: skip
+            if score > best_score + 1e-12:
+                best, best_score = k, score
+        out[b] = best
+    return out
+
+
+@dataclass(frozen=True)
+class MemoryPlayer(Player):
+    """Counts cards: plays the action worth most now minus what it exposes to the next player
+    (a sweep, a seven or the settebello), with the chances computed from the unseen cards."""
+
+    name = "memory"
+    summary = "counts cards; weighs each play against the next player's chance to sweep or take 7s"
+
+    def act(self, obs: Observation, legal: LegalActions, rng) -> np.ndarray:
+        variant = obs.variant
+        rules = KernelRules.of(variant)
+        scopa_counts = not obs.last_play or variant.last_play_scopa
+        next_last = obs.play + 1 == variant.plays - 1
+        next_scopa = 1.0 if (not next_last or variant.last_play_scopa) else 0.0
+        return _memory(
+            legal.card, legal.capture, legal.count, obs.hand, obs.table,
+            np.bitwise_or.reduce(obs.captured, axis=1), obs.played, variant.pack.full_mask,
+            int(next_hand_sizes(variant)[obs.play]), next_scopa, scopa_counts, rules.ranks,
+            rank_masks(variant), rules.rule, rules.ace_mask, rules.ace_no_scopa,
+            card_values(variant), premium_cards(variant),
+        )  # fmt: skip
+
+
+def premium_cards(variant) -> np.uint64:
+    """The cards whose loss on the table matters most: the sevens and the settebello."""
+    return np.uint64(variant.pack.rank_mask(7) | (1 << variant.settebello))

@@ -1,0 +1,131 @@
+"""Compiled building blocks of the card-counting players: what is unseen, who can sweep, and how
+likely the next player is to hold a card.
+
+A seat knows its own hand, the table, every captured card and every card played, so the unseen
+cards are the rest of the pack; the next player's hand is, as far as the seat can tell, a
+uniformly random subset of them (no inference from earlier plays). Everything here is a small
+``inline`` njit function over ``uint64`` card masks, so players call them per row inside their
+own compiled kernels.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+from numba import njit
+
+from scopa_sim.engine.kernels import ACE_TAKES_ALL, FIFTEEN, lowest_card
+from scopa_sim.rules import Variant
+
+
+@njit(cache=True, nogil=True, inline="always")
+def unseen_cards(full, hand, table, captured_any, played):
+    """What the acting seat has not seen: not in its hand, on the table, captured or played."""
+    return full & ~(hand | table | captured_any | played)
+
+
+@cache
+def rank_masks(variant: Variant) -> np.ndarray:
+    """``[r]``: the mask of the four cards of rank ``r`` (index 0 unused)."""
+    pack = variant.pack
+    return np.array([0] + [pack.rank_mask(r) for r in range(1, pack.ranks + 1)], np.uint64)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def rank_sum(cards, ranks):
+    """Sum of the ranks (capture values) of a card mask."""
+    total = 0
+    rest = cards
+    while rest:
+        total += lowest_card(rest) % ranks + 1
+        rest &= rest - np.uint64(1)
+    return total
+
+
+@njit(cache=True, nogil=True, inline="always")
+def popcount(x):
+    n = 0
+    while x:
+        x &= x - np.uint64(1)
+        n += 1
+    return n
+
+
+@njit(cache=True, nogil=True, inline="always")
+def sweepers(table, unseen, ranks, rank_mask, rule, ace_mask):
+    """The unseen cards that would take the whole of ``table`` in one capture (empty table:
+    none). Match-or-sum: the rank of a lone card, or the table's sum when no card on the table
+    has that rank (an equal rank would be taken alone); escoba: the rank that makes 15 with the
+    table; asso piglia tutto also: any ace, when no ace lies on the table."""
+    if table == 0:
+        return np.uint64(0)
+    total = rank_sum(table, ranks)
+    if rule == FIFTEEN:
+        need = 15 - total
+        if 1 <= need <= ranks:
+            return unseen & rank_mask[need]
+        return np.uint64(0)
+    out = np.uint64(0)
+    if rule == ACE_TAKES_ALL and (table & ace_mask) == 0:
+        out |= unseen & ace_mask
+    if popcount(table) == 1:
+        return out | (unseen & rank_mask[total])
+    if total <= ranks and (table & rank_mask[total]) == 0:
+        out |= unseen & rank_mask[total]
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def chance_holds(k, unseen_count, hand_size):
+    """Chance that a hand of ``hand_size`` cards drawn from ``unseen_count`` unseen cards holds at
+    least one of ``k`` given cards: 1 - C(U - k, h) / C(U, h)."""
+    if k <= 0 or hand_size <= 0:
+        return 0.0
+    if unseen_count - k < hand_size:
+        return 1.0
+    none = 1.0
+    for i in range(hand_size):
+        none *= (unseen_count - k - i) / (unseen_count - i)
+    return 1.0 - none
+
+
+@cache
+def next_hand_sizes(variant: Variant) -> np.ndarray:
+    """Per play index: the number of cards the player of the *next* play holds when it comes
+    (0 after the deal's last play)."""
+    sizes = np.zeros(variant.plays, np.int64)
+    play = 0
+    rounds = [size for size in variant.hands]
+    for r, size in enumerate(rounds):
+        for q in range(size * variant.n_players):
+            nxt = q + 1
+            if nxt < size * variant.n_players:
+                sizes[play] = size - nxt // variant.n_players
+            elif r + 1 < len(rounds):
+                sizes[play] = rounds[r + 1]
+            play += 1
+    return sizes
+
+
+@cache
+def card_values(variant: Variant) -> np.ndarray:
+    """A rough worth in points of capturing each card, from the variant's scoring: a share of
+    the cards point, of the coins point, the settebello (and re bello), and the primiera (or
+    most-sevens) weight of sevens, sixes and aces. Used to weigh gains against risks."""
+    pack = variant.pack
+    value = np.zeros(pack.n_cards, np.float64)
+    half = pack.n_cards // 2 + 1
+    for c in range(pack.n_cards):
+        rank, coin = pack.rank(c), pack.suit(c) == 0
+        v = 1.0 / half + coin * (2.0 / pack.ranks)
+        if c == variant.settebello:
+            v += 1.0
+        if variant.re_bello and c == variant.king_of_coins:
+            v += 1.0
+        if variant.primiera is not None:
+            v += {7: 0.25, 6: 0.12, 1: 0.08}.get(rank, 0.0)
+        if variant.most_sevens and rank == 7:
+            v += 0.3
+        value[c] = v
+    return value
