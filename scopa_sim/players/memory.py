@@ -31,7 +31,10 @@ from scopa_sim.players.tactics import (
 
 
 @njit(cache=True, nogil=True, inline="always")
-def exposure(after, unseen, n_unseen, next_cards, next_scopa, ranks, rank_mask, rule, ace_mask, value, premium):  # fmt: skip
+def exposure(
+    after, unseen, n_unseen, next_cards, next_scopa, ranks, rank_mask, rule, ace_mask, value,
+    premium,
+):  # fmt: skip
     """Expected points the next player takes from the table ``after``: a sweep (with its scopa
     when it counts), else the premium cards (sevens, settebello) it can take one by one."""
     if next_cards == 0 or after == 0:
