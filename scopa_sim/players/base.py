@@ -3,6 +3,22 @@
 A player sees an :class:`Observation` (only what its seat may know) and the padded
 :class:`LegalActions`, and returns the index of one legal action per row. It never sees another
 hand or the pack: the engine builds the observation from public state and the acting hand alone.
+
+Compiled players may also offer a *fused row policy*: the same decision for one row, compiled
+into the engine's fused kernel (``engine/fused.py``), which then plays whole deals without
+returning to Python. A player says so with :attr:`Player.fused_code` and
+:meth:`Player.fused_params`; the fused path must choose exactly what ``act`` chooses, and
+``tests/test_fused.py`` checks it. Adding one for a new player:
+
+1. take the next free code below and set ``fused_code`` to it on the player class;
+2. write its row policy as an ``@njit(inline="always")`` function of one decision point (the
+   player's module is the place, and ``act`` should call it too, so that the two cannot drift);
+3. add a branch for the code in ``fused._choose_row``, which hands the policy the legal actions
+   of the row (scratch row 0), the state, the row's random numbers and its ``fused_params``;
+4. add the player to the line-ups of ``tests/test_fused.py``.
+
+A player without a code (every Python player) plays on the lockstep path, and so does any batch
+in which one player lacks a code.
 """
 
 from __future__ import annotations
@@ -76,12 +92,27 @@ class LegalActions:
         )  # fmt: skip
 
 
+#: Codes of the fused row policies (``engine/fused.py``, ``_choose_row``). Codes are never reused.
+FUSED_RANDOM = 0
+FUSED_GREEDY = 1
+
+
 @dataclass(frozen=True)
 class Player:
     """Base of every player. Subclasses are frozen dataclasses: parameters only."""
 
     name: ClassVar[str] = "player"
     summary: ClassVar[str] = ""
+    #: The player's fused row policy (one of the ``FUSED_*`` codes above), or None for a player
+    #: that only has ``act``. A subclass that changes ``act`` must set it back to None (or to a
+    #: code of its own): the fused engine never calls ``act``.
+    fused_code: ClassVar[int | None] = None
+
+    def fused_params(self, variant: Variant) -> np.ndarray:
+        """The numbers the fused row policy needs for ``variant``, as one ``int64`` vector
+        (e.g. per-card weights; the policy's branch in ``fused._choose_row`` knows the layout).
+        Called once per batch; the default is none."""
+        return np.zeros(0, np.int64)
 
     def act(self, obs: Observation, legal: LegalActions, rng: DecisionRandom) -> np.ndarray:
         """Index into ``legal`` of the chosen action, one per row (``int64[B]``)."""
