@@ -1,6 +1,7 @@
 """Players as batch policies, and the registry of named players."""
 
 from scopa_sim.players.base import LegalActions, Observation, Player
+from scopa_sim.players.chitarrella import ChitarrellaPlayer
 from scopa_sim.players.defensive import DefensivePlayer
 from scopa_sim.players.greedy import GreedyPlayer
 from scopa_sim.players.memory import MemoryPlayer
@@ -8,7 +9,14 @@ from scopa_sim.players.random import RandomPlayer
 from scopa_sim.rules import RulesError
 
 PLAYERS: dict[str, Player] = {
-    p.name: p for p in (RandomPlayer(), GreedyPlayer(), DefensivePlayer(), MemoryPlayer())
+    p.name: p
+    for p in (
+        RandomPlayer(),
+        GreedyPlayer(),
+        DefensivePlayer(),
+        MemoryPlayer(),
+        ChitarrellaPlayer(),
+    )
 }
 
 
@@ -22,6 +30,7 @@ def player(name: str) -> Player:
 
 __all__ = [
     "PLAYERS",
+    "ChitarrellaPlayer",
     "DefensivePlayer",
     "GreedyPlayer",
     "LegalActions",
