@@ -180,22 +180,32 @@ def _versions() -> dict:
     }
 
 
-def _open_run(config: RunConfig) -> tuple[dict, set[int]]:
-    """Create or reopen a run folder; refuse one that holds another configuration."""
-    wanted = config.describe()
+def _check_folder(config: RunConfig) -> None:
+    """Refuse, before any work, a run folder that this run must not complete: one written by
+    another version of the data (storage.check_versions), one of another configuration, or chunk
+    files without a manifest. Reads only."""
     manifest = storage.read_manifest(config.out)
-    if manifest is not None and manifest.get("config") != wanted:
+    if manifest is None:
+        if storage.done_chunks(config.out):
+            raise RunError(f"{config.out} holds chunk files but no manifest; choose another --out")
+        return
+    storage.check_versions(config.out, manifest)
+    if manifest.get("config") != config.describe():
         raise RunError(
             f"{config.out} holds another run ({manifest.get('config', {}).get('variant_label')}, "
             f"seed {manifest.get('config', {}).get('seed')}); choose another --out or delete it"
         )
-    if manifest is None and storage.done_chunks(config.out):
-        raise RunError(f"{config.out} holds chunk files but no manifest; choose another --out")
+
+
+def _open_run(config: RunConfig) -> tuple[dict, set[int]]:
+    """Create or reopen a run folder; refuse one that this run must not complete."""
+    _check_folder(config)
     storage.prepare(config.out)
     done = {c for c in storage.done_chunks(config.out) if c < config.n_chunks}
     manifest = {
         "schema_version": storage.SCHEMA_VERSION,
-        "config": wanted,
+        **storage.versions(),
+        "config": config.describe(),
         "versions": _versions(),
         "chunks_total": config.n_chunks,
         "chunks_done": sorted(done),
@@ -259,6 +269,7 @@ def run(
     started = time.perf_counter()
     if progress is None:
         progress = sys.stderr.isatty()
+    _check_folder(config)  # a folder that must not be completed is refused before anything
     # Connect to the workers before touching the output, so a bad backend leaves nothing.
     with _backend(backend, workers, scheduler):
         return _run_chunks(config, started, batch_size, workers, backend, progress)

@@ -8,16 +8,24 @@ players the same packs (common random numbers).
 The run seed goes through numpy's :class:`~numpy.random.SeedSequence` once per stream to get a
 64-bit stream key; draws then hash the key with their counters through the SplitMix64 finaliser
 (Steele, Lea and Flood 2014), a bijective mixer with full avalanche. It is vectorised over any
-array of counters, which numpy's stateful generators cannot be.
+array of counters, which numpy's stateful generators cannot be; packs are shuffled by a compiled
+Fisher-Yates loop (:func:`packs`) whose draws are the same hashes, computed one at a time.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 #: Independent streams; packs never share a stream with players.
 PACKS = 0
 PLAYERS = 1
+
+#: Which function of (key, game, deal, attempt) gives a pack. Bump it whenever a seed would deal
+#: other packs, since stored runs then no longer match a rerun (the runner refuses to complete
+#: them: ``storage.DATA_VERSION``). 1: argsort of 40 hashed keys per pack. 2: Fisher-Yates with
+#: one hashed draw per position, mapped to a card by Lemire's multiply-shift (:func:`packs`).
+PACK_STREAM_VERSION = 2
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -41,6 +49,14 @@ def mix64(x: np.ndarray) -> np.ndarray:
         return x ^ (x >> _S31)
 
 
+@njit(cache=True, nogil=True)
+def mix64_scalar(x):
+    """:func:`mix64` of one ``np.uint64``, compiled (same constants, same bits)."""
+    x = (x ^ (x >> _S30)) * _M1
+    x = (x ^ (x >> _S27)) * _M2
+    return x ^ (x >> _S31)
+
+
 def hash_counters(key: np.uint64, *counters) -> np.ndarray:
     """Hash ``key`` with each counter in turn (counters broadcast together); ``uint64``."""
     h = np.asarray(key, dtype=np.uint64)
@@ -56,15 +72,62 @@ def to_uniform(bits: np.ndarray) -> np.ndarray:
     return (bits >> _S11).astype(np.float64) * (1.0 / 9007199254740992.0)
 
 
+_MASK32 = np.uint64(0xFFFFFFFF)
+_S32 = np.uint64(32)
+
+
+@njit(cache=True, nogil=True)
+def _below(bits, m):
+    """``floor(bits * m / 2**64)``: a 64-bit draw mapped to ``0 .. m - 1`` (``m < 2**32``).
+
+    Lemire's multiply-shift, the high word of a 64 x 64-bit product, from 32-bit halves.
+    """
+    hi = (bits >> _S32) * m
+    lo = (bits & _MASK32) * m
+    return (hi + (lo >> _S32)) >> _S32
+
+
+@njit(cache=True, nogil=True)
+def _shuffle(rows, position_keys, out):
+    """Fisher-Yates, one pack per row: position ``i`` swaps with ``j`` drawn on ``0 .. i`` from
+    ``mix64(row ^ position_keys[i])``, which is ``hash_counters(row, i)``."""
+    n = out.shape[1]
+    for r in range(len(rows)):
+        pack = out[r]
+        for i in range(n):
+            pack[i] = i
+        h = rows[r]
+        for i in range(n - 1, 0, -1):
+            j = _below(mix64_scalar(h ^ position_keys[i]), np.uint64(i + 1))
+            card = pack[i]
+            pack[i] = pack[j]
+            pack[j] = card
+
+
 def packs(key: np.uint64, game: np.ndarray, deal: np.ndarray, attempt: np.ndarray, n_cards: int):
     """One shuffled pack per row, ``int8[rows, n_cards]``, keyed by (game, deal, attempt).
 
-    A pack is the argsort of ``n_cards`` hashed keys: a uniform random permutation (ties among
-    64-bit keys have negligible probability and are broken by card id, so it stays a permutation).
+    Pack stream :data:`PACK_STREAM_VERSION` 2. Each row's hash ``h = hash_counters(key, game,
+    deal, attempt)`` drives a Fisher-Yates shuffle: for ``i = n_cards - 1 .. 1``, card slot ``i``
+    swaps with slot ``j = floor(d * (i + 1) / 2**64)``, where ``d = hash_counters(h, i)`` is a
+    64-bit draw (SplitMix64). A pack is therefore a pure function of (key, game, deal, attempt),
+    whatever rows share the call.
+
+    Bias: the multiply-shift (without Lemire's rejection step) gives each ``j`` in ``0 .. i``
+    either ``floor(2**64 / (i + 1))`` or one more of the 2**64 possible draws, so its probability
+    is ``1 / (i + 1)`` within ``2**-64``: a relative error below ``52 / 2**64``, about 3e-18,
+    and below 2e-16 for a whole pack's probability. Seeing a bias of 3e-18 through sampling
+    noise would take more than 1e36 draws, so the packs are uniform permutations for every
+    purpose here (Lemire 2019, "Fast random integer generation in an interval").
     """
-    row = hash_counters(key, game, deal, attempt)[:, None]
-    keys = hash_counters(row, np.arange(n_cards, dtype=np.uint64)[None, :])
-    return np.argsort(keys, axis=1, kind="stable").astype(np.int8)
+    rows = np.ascontiguousarray(hash_counters(key, game, deal, attempt), dtype=np.uint64)
+    rows = rows.reshape(-1)
+    with np.errstate(over="ignore"):
+        counters = np.arange(n_cards, dtype=np.uint64)
+        position_keys = mix64(counters * _GOLDEN + _GOLDEN)
+    out = np.empty((len(rows), n_cards), np.int8)
+    _shuffle(rows, position_keys, out)
+    return out
 
 
 #: Counter standing where a deal number would, for the first-dealer draw: no deal reaches it.

@@ -14,10 +14,20 @@ from pathlib import Path
 
 import polars as pl
 
+from scopa_sim import seeding
 from scopa_sim.engine.outcomes import DealOutcomes
 from scopa_sim.rules import CATEGORIES
 
-SCHEMA_VERSION = 1
+#: Version of the column layout (SCHEMA). 2: ``first_dealer`` and ``pt_sevens`` added.
+SCHEMA_VERSION = 2
+
+#: Version of the data a configuration and seed produce. Bump it whenever a rerun of the same
+#: command would write other rows (other columns or meanings, other packs, other random numbers,
+#: other rules by default): a run folder of another data version is refused, never completed
+#: with rows that do not match its first chunks. Manifests written before data version 2 do not
+#: record it. 2: the first dealer of a game is drawn at random by default (``first_dealer``
+#: column), the ``sevens`` point category (``pt_sevens``), pack stream 2 (seeding).
+DATA_VERSION = 2
 
 #: Column types of a run's Parquet files, in order. docs/schema.md says what each one means.
 SCHEMA: dict[str, pl.DataType] = {
@@ -28,6 +38,7 @@ SCHEMA: dict[str, pl.DataType] = {
     "side": pl.Int8(),
     "strategy": pl.String(),
     "dealer": pl.Boolean(),
+    "first_dealer": pl.Boolean(),
     "cards": pl.Int8(),
     "coins": pl.Int8(),
     "settebello": pl.Boolean(),
@@ -59,6 +70,30 @@ def outcomes_frame(
         side_names.gather(frame["side"].cast(pl.Int64)).alias("strategy"),
     )
     return frame.select([pl.col(name).cast(dtype) for name, dtype in SCHEMA.items()])
+
+
+def versions() -> dict[str, int]:
+    """What a manifest records of the versions that decide its data (see :data:`DATA_VERSION`)."""
+    return {"data_version": DATA_VERSION, "pack_stream": seeding.PACK_STREAM_VERSION}
+
+
+def check_versions(folder: Path, manifest: dict) -> None:
+    """Refuse a run folder whose data another version of scopa-sim wrote (:data:`DATA_VERSION`,
+    ``seeding.PACK_STREAM_VERSION``): completing it would mix rows of two kinds."""
+    # A manifest without them predates data version 2, which was the first to record them.
+    found = {key: manifest.get(key, 1) for key in ("data_version", "pack_stream")}
+    wanted = versions()
+    if found == wanted:
+        return
+    older = all(isinstance(v, int) and v <= wanted[k] for k, v in found.items())
+    newer = all(isinstance(v, int) and v >= wanted[k] for k, v in found.items())
+    who = "an older" if older else "a newer" if newer else "another version of"
+    raise StorageError(
+        f"{folder} was written by {who} scopa-sim (data version {found['data_version']}, "
+        f"pack stream {found['pack_stream']}; this is {wanted['data_version']}, "
+        f"{wanted['pack_stream']}); delete {folder} and {manifest_path(folder)} to rebuild it, "
+        "or choose another --out"
+    )
 
 
 def manifest_path(folder: Path) -> Path:

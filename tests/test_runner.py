@@ -3,7 +3,8 @@
 * the same data for any number of workers, chunk size and batch size, in games and deals mode;
 * common random numbers: runs that differ only in players or options see the same packs;
 * a run killed with SIGKILL resumes where it stopped and ends with the uninterrupted run's data;
-* a run folder of another configuration is refused; rerunning a complete run does nothing;
+* a run folder of another configuration or data version is refused; rerunning a complete run
+  does nothing;
 * the Parquet schema and its size on disk;
 * the same run on a Dask ``LocalCluster`` (``--backend dask``) gives the local run's data.
 """
@@ -298,6 +299,82 @@ def test_refuses_another_configuration_and_does_not_replay_a_complete_run(tmp_pa
         runner.run(make(stray, count=500, chunk_size=200, seed=1), progress=False)
     assert not storage.manifest_path(stray).exists()
     assert [p.name for p in stray.iterdir()] == ["notes.txt"]
+
+
+def _set_manifest(folder: Path, **changes) -> None:
+    """Rewrite a manifest with keys changed (a value None deletes the key)."""
+    meta = manifest(folder)
+    for key, value in changes.items():
+        if value is None:
+            meta.pop(key, None)
+        else:
+            meta[key] = value
+    storage.manifest_path(folder).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+
+
+def test_refuses_a_folder_of_another_data_version(tmp_path):
+    """A folder written by another data version or pack stream (or before they were recorded)
+    is refused before any work, with one line saying how to rebuild it; never completed."""
+    out = tmp_path / "run"
+    config = make(out, count=500, chunk_size=200, seed=1)
+    runner.run(config, progress=False)
+    meta = manifest(out)
+    assert meta["data_version"] == storage.DATA_VERSION == 2
+    assert meta["pack_stream"] == seeding.PACK_STREAM_VERSION == 2
+    assert meta["schema_version"] == storage.SCHEMA_VERSION == 2
+    (out / "chunk-000001.parquet").unlink()  # an incomplete run: a rerun would complete it
+    here = f"this is {storage.DATA_VERSION}, {seeding.PACK_STREAM_VERSION}"
+    cases = [
+        (dict(data_version=1), f"an older scopa-sim (data version 1, pack stream 2; {here})"),
+        (dict(pack_stream=1), f"an older scopa-sim (data version 2, pack stream 1; {here})"),
+        (dict(data_version=3), f"a newer scopa-sim (data version 3, pack stream 2; {here})"),
+        # Written before the versions were recorded: data version 1, pack stream 1.
+        (
+            dict(data_version=None, pack_stream=None),
+            f"an older scopa-sim (data version 1, pack stream 1; {here})",
+        ),
+    ]
+    for change, words in cases:
+        _set_manifest(out, **change)
+        before = _snapshot(out)
+        for workers in (1, 2):
+            with pytest.raises(StorageError) as err:
+                runner.run(config, workers=workers, progress=False)
+            message = str(err.value)
+            assert message == (
+                f"{out} was written by {words}; delete {out} and {storage.manifest_path(out)} "
+                "to rebuild it, or choose another --out"
+            )
+            assert "\n" not in message
+            assert _snapshot(out) == before, f"{change} touched the run folder"
+            assert not (out / "chunk-000001.parquet").exists()
+        _set_manifest(out, data_version=2, pack_stream=2)
+
+    # The command line says the same in one line, and writes nothing.
+    _set_manifest(out, data_version=None, pack_stream=None)
+    before = _snapshot(out)
+    result = subprocess.run(
+        [PYTHON, "-m", "scopa_sim", "simulate", "--variant", "classic", "--players",
+         "greedy,random", "--games", "500", "--seed", "1", "--chunk-size", "200", "--out",
+         str(out), "--name", "same", "--no-progress"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip().splitlines() == [
+        f"scopa-sim: error: {out} was written by an older scopa-sim (data version 1, pack "
+        f"stream 1; {here}); delete {out} and {storage.manifest_path(out)} to rebuild it, "
+        "or choose another --out"
+    ]
+    assert _snapshot(out) == before
+
+    # With the versions of this scopa-sim, the same folder resumes.
+    _set_manifest(out, data_version=2, pack_stream=2)
+    summary = runner.run(config, progress=False)
+    assert (summary.chunks_run, summary.chunks_skipped) == (1, 2)
+    assert manifest(out)["complete"] is True
+    fresh = make(tmp_path / "fresh", count=500, chunk_size=200, seed=1)
+    runner.run(fresh, progress=False)
+    assert_frame_equal(data(out), data(fresh.out))
 
 
 def test_rerun_completes_only_missing_chunks(tmp_path):
