@@ -102,3 +102,8 @@ def write_site(pages: list[Page], out: Path) -> list[Path]:
     index = out / "index.html"
     index.write_text(render_index(pages), encoding="utf-8")
     return [index, *written]
+
+
+def render_template(name: str, **context) -> str:
+    """Render one of the package's templates (e.g. ``tournament.html.j2``) with ``context``."""
+    return _ENV.get_template(name).render(**context)
