@@ -1,15 +1,22 @@
-"""Paired comparisons of variants: ``scopa-sim compare classic classic:forced_capture=true``.
+"""Comparisons of variants: ``scopa-sim compare classic classic:forced_capture=true escoba``.
 
-Every arm plays the same deal (or game) numbers with the same seed, so arms with the same pack
-see the same packs (common random numbers, ``scopa_sim.seeding``). Differences from the first
-arm are then estimated per unit (deal, or game) with paired t-tests, which removes most of the
-deal-to-deal noise; p-values are Holm-adjusted over every comparison made.
+Every arm plays the same number of deals (or games). An arm that deals like the first arm (the
+same pack, players, table cards, hands and throw-in rule: :func:`deal_key`) plays the same deal
+(game) numbers with the same seed, so it sees the same packs, dealt to the same seats (common
+random numbers, ``scopa_sim.seeding``); its differences from the first arm are estimated per unit
+(deal, or game) with paired t-tests, which removes most of the deal-to-deal noise. An arm that
+deals otherwise does not see the same packs, so pairing would buy nothing; it plays with a seed of
+its own (:func:`derived_seed`), which makes its sample independent of the first arm's, and its
+differences are Welch's unpaired t intervals. p-values are Holm-adjusted over every comparison.
+A metric is reported only for arms that have it, and only when the first arm and at least one
+other arm have it (points of seat 3 exist only with four sides).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from joblib import Parallel, delayed, parallel_config
@@ -47,11 +54,65 @@ def is_per_deal(metric: str) -> bool:
 
 CHUNK = 50_000
 
+PAIRED = "paired"
+UNPAIRED = "unpaired"
+
+
+def deal_key(rules: Variant) -> tuple:
+    """What decides which cards each seat holds in deal (game, deal) of a seed.
+
+    The pack of (game, deal, throw-in attempt) depends only on the seed and the pack's size, and
+    the first dealer only on the seed and the number of players (``scopa_sim.seeding``); the deal
+    shape (table cards, hands) says who gets which card, and the throw-in rule which attempt is
+    played. Arms with equal keys hold the same cards in the same seats, deal for deal; rule
+    options such as the capture rule, scoring, target or first dealer do not enter.
+    """
+    throw_in = bool(rules.throw_in and rules.table_cards >= 4)  # as engine.batch.throw_in_rows
+    return (rules.pack.name, rules.n_players, rules.table_cards, rules.hands, throw_in)
+
+
+def _deal_text(key: tuple) -> str:
+    pack, players, table, hands, throw_in = key
+    same = len(set(hands)) == 1
+    dealt = f"{len(hands)} of {hands[0]}" if same else "+".join(str(h) for h in hands)
+    return (
+        f"{pack} pack, {players} players, {table} on the table, hands of {dealt}, "
+        f"throw-in {'on' if throw_in else 'off'}"
+    )
+
+
+def difference_reason(base: Variant, other: Variant) -> str:
+    """Why ``other`` does not see the packs of ``base`` (empty when it does)."""
+    a, b = deal_key(base), deal_key(other)
+    reasons = []
+    if a[0] != b[0]:
+        reasons.append(f"the {b[0]} pack, not the {a[0]}")
+    if a[1] != b[1]:
+        reasons.append(f"{b[1]} players, not {a[1]}")
+    if a[2:4] != b[2:4] and a[:2] == b[:2]:  # other packs or players deal otherwise anyway
+        reasons.append("another deal (table cards and hands)")
+    if a[4] != b[4]:
+        reasons.append(f"throw-in {'on' if b[4] else 'off'}, not {'on' if a[4] else 'off'}")
+    return "; ".join(reasons)
+
+
+def derived_seed(seed: int, rules: Variant) -> int:
+    """The seed of an arm that deals otherwise than the first arm: a fixed function of the seed
+    and of the arm's deal (:func:`deal_key`), so arms that deal alike share it and a rerun gives
+    the same numbers. Its streams are independent of the seed's (SeedSequence of a hash)."""
+    text = f"scopa-sim compare/{seed}/{deal_key(rules)!r}".encode()
+    digest = int.from_bytes(hashlib.sha256(text).digest()[:8], "big")
+    state = np.random.SeedSequence(digest).generate_state(2, np.uint32)
+    return (int(state[0]) >> 1) << 31 | int(state[1]) >> 1  # 62 bits, a plain int
+
 
 @dataclass(frozen=True)
 class Arm:
     label: str
     rules: Variant
+    seed: int | None = None  # the seed this arm plays with (set by :func:`plan`)
+    design: str | None = None  # PAIRED or UNPAIRED against the first arm; None for the first
+    reason: str = ""  # UNPAIRED: how its deal differs from the first arm's
 
 
 def parse_arms(texts: Sequence[str]) -> list[Arm]:
@@ -60,24 +121,58 @@ def parse_arms(texts: Sequence[str]) -> list[Arm]:
         raise RulesError(
             "compare needs at least two arms, e.g. classic classic:forced_capture=true"
         )
-    sides = {arm.rules.n_sides for arm in arms}
-    if len(sides) > 1:
-        raise RulesError("every arm must have the same number of sides, so the same --players fit")
     return arms
+
+
+def plan(arms: Sequence[Arm], seed: int) -> list[Arm]:
+    """Each arm with its seed and its design against the first arm (see the module doc)."""
+    base = arms[0].rules
+    out = [replace(arms[0], seed=seed, design=None, reason="")]
+    for arm in arms[1:]:
+        if deal_key(arm.rules) == deal_key(base):
+            out.append(replace(arm, seed=seed, design=PAIRED, reason=""))
+        else:
+            reason = difference_reason(base, arm.rules)
+            out.append(
+                replace(arm, seed=derived_seed(seed, arm.rules), design=UNPAIRED, reason=reason)
+            )
+    return out
+
+
+def arm_players(arms: Sequence[Arm], players: Sequence[Player | str]) -> list[tuple[Player, ...]]:
+    """The players of each arm: one per side, or one name for every side of every arm."""
+    given = list(players)
+    out = []
+    for arm in arms:
+        sides = arm.rules.n_sides
+        if len(given) == 1 and sides > 1:
+            out.append(api.resolve(arm.rules, given * sides)[1])
+            continue
+        if len(given) != sides:
+            counts = sorted({a.rules.n_sides for a in arms})
+            if len(counts) > 1:
+                raise RulesError(
+                    f"the arms are played by {' and '.join(map(str, counts))} sides: give one "
+                    "player for every side of every arm (e.g. --players greedy), or compare arms "
+                    "with as many sides as --players names"
+                )
+        out.append(api.resolve(arm.rules, given)[1])
+    return out
 
 
 def _units(rules: Variant, players, mode: str, span: range, seed: int, batch_size: int) -> dict:
     """Per-unit values of one chunk: per deal (deals mode) or per game (games mode)."""
-    n, s = rules.n_players, rules.n_sides
+    s = rules.n_sides
     if mode == "deals":
         out = api.play_deals(rules, players, deals=span, seed=seed, batch_size=batch_size)
-        leader = out.game % n  # the player who leads (seat 0)
     else:
         out = api.play_games(rules, players, games=span, seed=seed, batch_size=batch_size)
-        leader = out.deal.astype(np.int64) % n
     rows = np.arange(len(out))
     totals = out.totals.astype(np.float64)
-    seat_sides = (leader[:, None] + np.arange(s)[None, :]) % n % s  # side of seat k < s
+    # Seat k (seat 0 leads, the last seat deals) is the player after the dealer's k + 1 places
+    # on; sides alternate round the table, so its side is (dealer's side + 1 + k) % sides.
+    dealer = out.dealer_side.astype(np.int64)
+    seat_sides = (dealer[:, None] + 1 + np.arange(s)[None, :]) % s
     per_deal = {f"points_seat{k}": totals[rows, seat_sides[:, k]] for k in range(s)}
     dealer = totals[rows, out.dealer_side]
     others = (totals.sum(axis=1) - dealer) / (s - 1)
@@ -92,10 +187,12 @@ def _units(rules: Variant, players, mode: str, span: range, seed: int, batch_siz
     }
     units["deals"] = deals
     units["game_length"] = deals
-    # In the first deal seat k is player k, whose side is k % sides.
-    winners = out.winner[out.final]
+    # Seat k of the game's first deal belongs to side (first dealer's side + 1 + k) % sides.
+    final = out.final
+    winners = out.winner[final].astype(np.int64)
+    first = out.first_dealer_side[final].astype(np.int64)
     for k in range(s):
-        units[f"game_win_seat{k}"] = (winners == k).astype(np.float64)
+        units[f"game_win_seat{k}"] = (winners == (first + 1 + k) % s).astype(np.float64)
     return units
 
 
@@ -107,6 +204,8 @@ class Row:
     diff: stats.Estimate | None
     p_value: float | None
     p_holm: float | None = None
+    design: str | None = None  # PAIRED or UNPAIRED; None on the first arm's rows
+    seed: int | None = None  # the seed the arm played with
 
     def to_json(self) -> dict:
         d = self.diff
@@ -121,24 +220,31 @@ class Row:
             "diff_ci_high": None if d is None else d.high,
             "p_value": self.p_value,
             "p_holm": self.p_holm,
+            "design": self.design,
+            "seed": self.seed,
             "n": self.estimate.n,
         }
 
 
 @dataclass(frozen=True)
 class Comparison:
-    arms: list[Arm]
-    players: tuple[str, ...]
+    arms: list[Arm]  # with their seeds and designs (:func:`plan`)
+    players: tuple[str, ...]  # as given
     mode: str
     units: int
     seed: int
     rows: list[Row]
+    arm_players: tuple[tuple[str, ...], ...] = ()  # each arm's players, one per side
 
     @property
     def max_half_width(self) -> float:
         widths = [r.estimate.half_width for r in self.rows]
         widths += [r.diff.half_width for r in self.rows if r.diff is not None]
         return max(widths)
+
+    @property
+    def designs(self) -> set[str]:
+        return {a.design for a in self.arms[1:]}
 
 
 def _metric_values(units: dict, metric: str, mode: str) -> np.ndarray:
@@ -147,25 +253,51 @@ def _metric_values(units: dict, metric: str, mode: str) -> np.ndarray:
     return stats.linearised_ratio(units[f"{metric}:sum"], units["deals"])
 
 
+def shared_metrics(arms: Sequence[Arm], mode: str) -> list[tuple[str, list[int]]]:
+    """Each metric of the first arm that some other arm has too, with the arms that have it."""
+    have = [metrics(arm.rules, mode) for arm in arms]
+    out = []
+    for metric in have[0]:
+        present = [i for i, m in enumerate(have) if metric in m]
+        if len(present) > 1:
+            out.append((metric, present))
+    return out
+
+
 def analyse(arms: list[Arm], players, mode: str, per_arm: list[dict], seed: int) -> Comparison:
+    """Estimates per arm and differences from the first arm: paired t intervals on per-unit
+    differences for arms that share its packs, Welch's for the others (independent samples)."""
+    if arms[0].seed is None:
+        arms = plan(arms, seed)
     rows: list[Row] = []
-    for metric in metrics(arms[0].rules, mode):
+    for metric, present in shared_metrics(arms, mode):
         base = _metric_values(per_arm[0], metric, mode)
-        for i, arm in enumerate(arms):
+        for i in present:
+            arm = arms[i]
             values = _metric_values(per_arm[i], metric, mode)
             if metric.startswith("game_win"):
                 estimate = stats.proportion_ci(int(values.sum()), len(values))
             else:
                 estimate = stats.mean_ci(values)
-            diff, p = (None, None) if i == 0 else stats.paired_difference(base, values)
-            rows.append(Row(metric, arm.label, estimate, diff, p))
+            if i == 0:
+                diff, p = None, None
+            elif arm.design == PAIRED:
+                diff, p = stats.paired_difference(base, values)
+            else:
+                diff, p = stats.independent_difference(base, values)
+            rows.append(Row(metric, arm.label, estimate, diff, p, None, arm.design, arm.seed))
     compared = [i for i, r in enumerate(rows) if r.p_value is not None]
     adjusted = stats.holm([rows[i].p_value for i in compared])
     for i, p in zip(compared, adjusted, strict=True):
-        r = rows[i]
-        rows[i] = Row(r.metric, r.arm, r.estimate, r.diff, r.p_value, float(p))
+        rows[i] = replace(rows[i], p_holm=float(p))
     units = len(next(iter(per_arm[0].values())))
-    return Comparison(arms, tuple(p.name for p in players), mode, units, seed, rows)
+    if players and isinstance(players[0], (tuple, list)):
+        names = tuple(tuple(p.name for p in group) for group in players)
+        given = names[0]
+    else:
+        given = tuple(p.name for p in players)
+        names = tuple(given for _ in arms)
+    return Comparison(arms, given, mode, units, seed, rows, names)
 
 
 def compare(
@@ -181,14 +313,19 @@ def compare(
     batch_size: int = 8192,
     progress=None,
 ) -> Comparison:
-    """Play every arm on the same units and compare; with ``precision``, keep doubling the
-    number of units until every CI half-width is below it (or ``max_units`` is reached)."""
-    arms = parse_arms(arm_texts)
-    resolved = api.resolve(arms[0].rules, players)[1]  # every arm has as many sides (parse_arms)
+    """Play every arm on as many units and compare; with ``precision``, keep doubling the
+    number of units until every CI half-width is below it (or ``max_units`` is reached).
+
+    ``players`` names one player per side (every arm then needs that many sides) or a single
+    player for every side of every arm.
+    """
+    arms = plan(parse_arms(arm_texts), seed)
+    resolved = arm_players(arms, players)
     if count <= 0 or workers <= 0:
         raise RulesError("the count and the number of workers must be positive")
     if precision is not None and precision <= 0:
         raise RulesError(f"--precision must be positive, not {precision}")
+    given = tuple(p if isinstance(p, str) else p.name for p in players)
     done = 0
     per_arm: list[dict[str, list]] = [{} for _ in arms]
     target = count if precision is None else min(count, max_units)
@@ -197,7 +334,7 @@ def compare(
         tasks = [(i, span) for i in range(len(arms)) for span in spans]
         with parallel_config(backend="loky", n_jobs=workers):
             results = Parallel()(
-                delayed(_units)(arms[i].rules, resolved, mode, span, seed, batch_size)
+                delayed(_units)(arms[i].rules, resolved[i], mode, span, arms[i].seed, batch_size)
                 for i, span in tasks
             )
         for (i, _), units in zip(tasks, results, strict=True):
@@ -206,6 +343,7 @@ def compare(
         done = target
         merged = [{k: np.concatenate(v) for k, v in arm.items()} for arm in per_arm]
         result = analyse(arms, resolved, mode, merged, seed)
+        result = replace(result, players=given)
         if progress:
             progress(result)
         if precision is None or result.max_half_width < precision or done >= max_units:
@@ -213,9 +351,33 @@ def compare(
         target = min(2 * done, max_units)
 
 
+def design_lines(result: Comparison) -> list[str]:
+    """One sentence per arm: its seed, and how it is compared with the first arm."""
+    unit = "deal" if result.mode == "deals" else "game"
+    first = result.arms[0]
+    lines = [
+        f"{first.label}: seed {first.seed}, the first arm ({_deal_text(deal_key(first.rules))})."
+    ]
+    for arm in result.arms[1:]:
+        if arm.design == PAIRED:
+            lines.append(
+                f"{arm.label}: seed {arm.seed}, the same packs in the same seats as {first.label}: "
+                f"paired by {unit} (t interval of the per-{unit} differences)."
+            )
+        else:
+            lines.append(
+                f"{arm.label}: seed {arm.seed} (its own, derived from {result.seed}); it deals "
+                f"otherwise ({arm.reason}), so its sample is independent of {first.label}'s: "
+                "unpaired (Welch's t interval)."
+            )
+    return lines
+
+
 def format_table(result: Comparison) -> str:
     """The comparison as a plain terminal table."""
-    header = ("metric", "arm", "estimate [95% CI]", "diff vs first [95% CI]", "p", "p (Holm)")
+    header = (
+        "metric", "arm", "estimate [95% CI]", "diff vs first [95% CI]", "design", "p", "p (Holm)",
+    )  # fmt: skip
     lines = [header]
     for r in result.rows:
         lines.append(
@@ -224,26 +386,33 @@ def format_table(result: Comparison) -> str:
                 r.arm,
                 str(r.estimate),
                 "—" if r.diff is None else str(r.diff),
+                r.design or "—",
                 stats.format_p(r.p_value),
                 stats.format_p(r.p_holm),
             )
         )
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     text = [
-        "  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)) for line in lines
+        "  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip()
+        for line in lines
     ]
     text.insert(1, "  ".join("-" * w for w in widths))
     unit = "deals" if result.mode == "deals" else "games"
     text.append(
-        f"{result.units:,} {unit} per arm, seed {result.seed}, players {','.join(result.players)}; "
-        "arms share packs (paired)."
+        f"{result.units:,} {unit} per arm, seed {result.seed}, players {','.join(result.players)}."
     )
+    text += design_lines(result)
     return "\n".join(text)
+
+
+PAIRED_COLOR = "#2b5d8a"
+UNPAIRED_COLOR = "#b5472d"
 
 
 def page(result: Comparison, slug: str = "variant-comparison"):
     """The comparison as a report page with a forest plot of the differences."""
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
     from scopa_sim import reporting
 
@@ -257,24 +426,50 @@ def page(result: Comparison, slug: str = "variant-comparison"):
     for ax, metric in zip(axes[:, 0], metrics, strict=True):
         rows = [r for r in compared if r.metric == metric]
         y = np.arange(len(rows))[::-1]
-        values = np.array([r.diff.value for r in rows])
-        errors = [values - [r.diff.low for r in rows], [r.diff.high for r in rows] - values]
-        ax.errorbar(values, y, xerr=errors, fmt="o", color="#2b5d8a", capsize=3)
+        for design, marker, color in ((PAIRED, "o", PAIRED_COLOR), (UNPAIRED, "s", UNPAIRED_COLOR)):
+            mine = [k for k, r in enumerate(rows) if r.design == design]
+            if not mine:
+                continue
+            values = np.array([rows[k].diff.value for k in mine])
+            errors = [
+                values - [rows[k].diff.low for k in mine],
+                [rows[k].diff.high for k in mine] - values,
+            ]
+            ax.errorbar(values, y[mine], xerr=errors, fmt=marker, color=color, capsize=3)
         ax.axvline(0, color="#888", lw=1, ls="--")
         ax.set_yticks(y, [r.arm for r in rows])
         ax.set_ylim(-0.6, len(rows) - 0.4)
         ax.set_title(metric, loc="left", fontsize=10)
     axes[-1, 0].set_xlabel(f"difference from {result.arms[0].label} (95% CI)")
-    fig.tight_layout()
+    if len(result.designs) > 1 or UNPAIRED in result.designs:
+        handles = [
+            Line2D([], [], marker=m, color=c, ls="", label=label)
+            for m, c, label, design in (
+                ("o", PAIRED_COLOR, "paired (same packs)", PAIRED),
+                ("s", UNPAIRED_COLOR, "unpaired (other packs, Welch)", UNPAIRED),
+            )
+            if design in result.designs
+        ]
+        fig.legend(handles=handles, loc="lower center", ncols=len(handles), fontsize="small")
+        fig.tight_layout(rect=(0, 0.04, 1, 1))
+    else:
+        fig.tight_layout()
+    how = {
+        PAIRED: "paired: the same packs, t interval of the per-unit differences",
+        UNPAIRED: "unpaired: other packs, Welch's t interval",
+    }
     table = reporting.Table(
-        "Estimates per arm and paired differences from the first arm",
-        ["metric", "arm", "estimate [95% CI]", "diff [95% CI]", "p", "p (Holm)"],
+        "Estimates per arm and differences from the first arm ("
+        + "; ".join(how[d] for d in (PAIRED, UNPAIRED) if d in result.designs)
+        + ")",
+        ["metric", "arm", "estimate [95% CI]", "diff [95% CI]", "design", "p", "p (Holm)"],
         [
             [
                 r.metric,
                 r.arm,
                 reporting.ci(r.estimate),
                 "—" if r.diff is None else reporting.ci(r.diff),
+                r.design or "—",
                 stats.format_p(r.p_value),
                 stats.format_p(r.p_holm),
             ]
@@ -283,17 +478,33 @@ def page(result: Comparison, slug: str = "variant-comparison"):
     )
     largest = max(compared, key=lambda r: abs(r.diff.value) / max(r.diff.half_width, 1e-12))
     unit = "deals" if result.mode == "deals" else "games"
+    method = f"Each arm plays {result.units:,} {unit}. "
+    if PAIRED in result.designs:
+        method += (
+            f"Arms that deal like the first arm (same pack, players, table cards, hands and "
+            f"throw-in rule) play the same {unit} with seed {result.seed}, so they see the same "
+            f"packs in the same seats; their differences from the first arm are paired per "
+            f"{unit[:-1]} (t-test). "
+        )
+    if UNPAIRED in result.designs:
+        method += (
+            "Arms that deal otherwise see other packs whatever the seed, so pairing would buy "
+            "nothing: each plays with a seed of its own derived from "
+            f"{result.seed}, which makes its sample independent of the first arm's, and its "
+            "differences are unpaired (Welch's t interval and test). "
+        )
+    method += (
+        "Per-deal metrics in games are ratio estimates linearised per game. A metric is shown "
+        "only for arms that have it (points of seat 3 need four sides). p-values are "
+        "Holm-adjusted over all comparisons."
+    )
+    design_text = {None: "first arm", PAIRED: "paired", UNPAIRED: "unpaired"}
     return reporting.Page(
         slug=slug,
         title="Variant comparison",
         question="Does a rule change matter, and by how much? "
         + " vs ".join(a.label for a in result.arms),
-        method=(
-            f"Each arm plays the same {result.units:,} {unit} with seed {result.seed}, so arms "
-            "with the same pack see the same packs. Differences from the first arm are paired per "
-            f"{unit[:-1]} (t-test); per-deal metrics in games are ratio estimates linearised per "
-            "game. p-values are Holm-adjusted over all comparisons."
-        ),
+        method=method,
         finding=(
             f"Clearest difference: {largest.metric} under {largest.arm}, "
             f"{reporting.ci(largest.diff)} (Holm p {stats.format_p(largest.p_holm, equals=True)})."
@@ -301,7 +512,8 @@ def page(result: Comparison, slug: str = "variant-comparison"):
         sections=[
             reporting.Section(
                 "Differences from the first arm",
-                figures=[reporting.Figure("Forest plot of paired differences", reporting.svg(fig))],
+                text=" ".join(design_lines(result)),
+                figures=[reporting.Figure("Forest plot of the differences", reporting.svg(fig))],
                 tables=[table],
             )
         ],
@@ -309,10 +521,11 @@ def page(result: Comparison, slug: str = "variant-comparison"):
             {
                 "arm": a.label,
                 "variant": a.rules.describe(),
-                "players": ",".join(result.players),
+                "players": ",".join(names),
                 unit: f"{result.units:,}",
-                "seed": result.seed,
+                "seed": a.seed,
+                "design": design_text[a.design] + (f" ({a.reason})" if a.reason else ""),
             }
-            for a in result.arms
+            for a, names in zip(result.arms, result.arm_players, strict=True)
         ],
     )

@@ -2,8 +2,9 @@
 
 Every interval the reports and ``scopa-sim compare`` print comes from here, so the method is
 stated once: t intervals for means (n is large, the CLT applies), Wilson intervals for
-proportions, paired t-tests on per-unit differences (same packs in both arms), ratio estimators
-linearised per game when deals cluster in games, and Holm's step-down adjustment.
+proportions, paired t-tests on per-unit differences (same packs in both arms), Welch's unpaired
+t-tests for independent samples (arms that see other packs), ratio estimators linearised per game
+when deals cluster in games, and Holm's step-down adjustment.
 """
 
 from __future__ import annotations
@@ -62,8 +63,16 @@ def paired_difference(x, y, level: float = LEVEL) -> tuple[Estimate, float]:
 
 
 def independent_difference(x, y, level: float = LEVEL) -> tuple[Estimate, float]:
-    """Mean of ``y`` minus mean of ``x`` for independent samples: Welch's t interval and p."""
-    test = sps.ttest_ind(np.asarray(y, np.float64), np.asarray(x, np.float64), equal_var=False)
+    """Mean of ``y`` minus mean of ``x`` for independent samples: Welch's t interval and p.
+
+    When neither sample varies there is nothing to estimate: the difference is exact (a
+    zero-width interval; p = 1 if it is 0, else 0), as in :func:`paired_difference`.
+    """
+    x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
+    if len(x) < 2 or len(y) < 2 or (np.all(x == x[0]) and np.all(y == y[0])):
+        value = float(y.mean() - x.mean()) if len(x) and len(y) else 0.0
+        return Estimate(value, value, value, len(x) + len(y)), 1.0 if value == 0 else 0.0
+    test = sps.ttest_ind(y, x, equal_var=False)
     ci = test.confidence_interval(level)
     value = float(np.mean(y) - np.mean(x))
     return Estimate(value, float(ci.low), float(ci.high), len(x) + len(y)), float(test.pvalue)

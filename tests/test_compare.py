@@ -1,11 +1,14 @@
-"""``scopa-sim compare``: paired comparisons of variants on the same packs.
+"""``scopa-sim compare``: paired comparisons on the same packs, unpaired ones across packs.
 
 A variant compared with itself plays identical deals (same packs, same players' random numbers),
 so every difference is exactly zero with a zero-width interval and p = 1. A real rule change with
-a known direction (a higher target makes longer games) comes out significant. The command line
-prints one JSON object per (metric, arm) with fixed keys, stops ``--precision`` runs as soon as
-every half-width is below H (or at ``--max``), writes ``--html`` pages, and answers bad input
-with exit status 2 and one line on stderr.
+a known direction (a higher target makes longer games) comes out significant. Arms that deal
+otherwise than the first arm (escoba has no throw-in; other packs; other numbers of players) are
+played from a seed of their own and compared unpaired (Welch), and every output says which design
+each comparison used; metrics an arm lacks (points of seat 3 with two sides) are left out. The
+command line prints one JSON object per (metric, arm) with fixed keys, stops ``--precision`` runs
+as soon as every half-width is below H (or at ``--max``), writes ``--html`` pages, and answers bad
+input with exit status 2 and one line on stderr.
 """
 
 from __future__ import annotations
@@ -18,15 +21,15 @@ import sys
 import numpy as np
 import pytest
 
-from scopa_sim import api, cli, compare
-from scopa_sim.rules import variant
+from scopa_sim import api, cli, compare, stats
+from scopa_sim.rules import parse_variant, variant
 
 PYTHON = sys.executable
 KEYS = {
     "metric", "arm", "estimate", "ci_low", "ci_high", "diff", "diff_ci_low", "diff_ci_high",
-    "p_value", "p_holm",
+    "p_value", "p_holm", "design", "seed",
 }  # fmt: skip
-DIFF_KEYS = ("diff", "diff_ci_low", "diff_ci_high", "p_value", "p_holm")
+DIFF_KEYS = ("diff", "diff_ci_low", "diff_ci_high", "p_value", "p_holm", "design")
 PROGRESS = re.compile(r"^([\d,]+) (deals|games) per arm: largest CI half-width ([\d.]+)$")
 
 
@@ -101,9 +104,10 @@ def test_deal_estimates_agree_with_the_api():
     out = api.play_deals("classic", ["random", "greedy"], deals=5_000, seed=3)
     totals = out.totals.astype(float)
     rows = np.arange(len(out))
-    leader = totals[rows, out.game % 2]
+    # each deal is a game of its own whose dealer is drawn at random; the other player leads
+    assert 0.45 < out.dealer_side.mean() < 0.55
+    leader = totals[rows, 1 - out.dealer_side]
     dealer = totals[rows, out.dealer_side]
-    assert np.all(out.game % 2 != out.dealer_side)  # two players: the other one deals
     expect = {
         "points_seat0": leader.mean(),
         "points_seat1": dealer.mean(),
@@ -133,10 +137,14 @@ def test_a_higher_target_makes_longer_games():
     out = api.play_games("classic", ["greedy", "greedy"], games=2_000, seed=5)
     assert base.estimate.value == pytest.approx(len(out) / 2_000, rel=1e-12)
     assert out.final.sum() == 2_000
-    # the side that leads the first deal wins a share of games in [0, 1]
+    # the side that leads the first deal (the first dealer is drawn at random: the other side)
+    # wins a share of games in [0, 1]
     win = rows[("game_win_seat0", "classic")].estimate
-    assert win.value == pytest.approx(np.mean(out.winner[out.final] == 0), rel=1e-12)
+    leader = 1 - out.first_dealer_side[out.final]
+    assert win.value == pytest.approx(np.mean(out.winner[out.final] == leader), rel=1e-12)
     assert 0 < win.low < win.value < win.high < 1
+    dealt_first = rows[("game_win_seat1", "classic")].estimate
+    assert dealt_first.value == pytest.approx(1 - win.value, rel=1e-12)
 
 
 def test_holm_adjusts_over_every_comparison():
@@ -157,6 +165,109 @@ def test_workers_and_chunks_do_not_change_the_result(monkeypatch):
     monkeypatch.setattr(compare, "CHUNK", 400)
     split = compare.compare(arms, players, mode="games", count=1_500, seed=9, workers=2)
     assert split.rows == one.rows
+
+
+# arms that deal otherwise: unpaired ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "base, other, paired, reason",
+    [
+        ("classic", "classic:forced_capture=true", True, ""),
+        ("classic", "classic:target=21,first_dealer=fixed", True, ""),
+        ("classic", "asso-piglia-tutto", True, ""),  # the capture rule does not change the deal
+        ("classic", "escoba", False, "throw-in off, not on"),
+        ("classic:throw_in=false", "escoba", True, ""),  # throw-ins redeal: only they differ
+        ("classic", "classic:throw_in=false", False, "throw-in off, not on"),
+        ("classic", "scopa-52", False, "pack"),
+        ("classic", "classic-4p", False, "4 players, not 2"),
+        ("classic-4p", "scopone", False, "another deal"),
+        ("scopa-52", "scopa-52-4p", False, "4 players, not 2"),
+    ],
+)
+def test_arms_are_paired_only_when_they_deal_alike(base, other, paired, reason):
+    arms = compare.plan(compare.parse_arms([base, other]), seed=7)
+    assert arms[0].seed == 7 and arms[0].design is None
+    if paired:
+        assert arms[1].design == compare.PAIRED and arms[1].seed == 7 and arms[1].reason == ""
+    else:
+        assert arms[1].design == compare.UNPAIRED and reason in arms[1].reason
+        assert arms[1].seed == compare.derived_seed(7, parse_variant(other)) != 7
+
+
+def test_derived_seeds_are_fixed_and_shared_by_arms_that_deal_alike():
+    escoba, escoba21 = parse_variant("escoba"), parse_variant("escoba:target=21")
+    assert compare.derived_seed(7, escoba) == compare.derived_seed(7, escoba21)
+    assert compare.derived_seed(7, escoba) != compare.derived_seed(8, escoba)
+    assert compare.derived_seed(7, escoba) != compare.derived_seed(7, parse_variant("scopa-52"))
+    seeds = [compare.derived_seed(s, escoba) for s in range(200)]
+    assert len(set(seeds)) == 200 and all(0 <= x < 2**62 for x in seeds)
+
+
+def test_classic_against_escoba_is_unpaired_and_says_so():
+    arms = ["classic", "classic:forced_capture=true", "escoba"]
+    players = ["greedy", "random"]
+    result = compare.compare(arms, players, mode="games", count=600, seed=12)
+    check_rows(result, arms, "games")
+    escoba_seed = compare.derived_seed(12, variant("escoba"))
+    assert [(a.design, a.seed) for a in result.arms] == [
+        (None, 12), (compare.PAIRED, 12), (compare.UNPAIRED, escoba_seed),
+    ]  # fmt: skip
+    for r in result.rows:
+        assert r.design == {"classic": None, "escoba": "unpaired"}.get(r.arm, "paired")
+        assert r.seed == (escoba_seed if r.arm == "escoba" else 12)
+    rows = by_key(result)
+    # the escoba arm is exactly escoba played alone from its own seed ...
+    alone = api.play_games("escoba", players, games=600, seed=escoba_seed)
+    assert rows[("game_length", "escoba")].estimate.value == pytest.approx(len(alone) / 600)
+    # ... and its difference is Welch's, on the per-game values
+    base = api.play_games("classic", players, games=600, seed=12)
+    length = [np.bincount(o.game, minlength=600) for o in (base, alone)]
+    welch, p = stats.independent_difference(*length)
+    got = rows[("game_length", "escoba")]
+    assert (got.diff, got.p_value) == (welch, p)
+    assert got.diff != stats.paired_difference(*length)[0]
+
+    table = compare.format_table(result)
+    lines = table.splitlines()
+    assert lines[0].split()[:5] == ["metric", "arm", "estimate", "[95%", "CI]"]
+    assert "design" in lines[0]
+    assert any(line.startswith("escoba") and " unpaired " in line for line in lines)
+    footer = lines[-3:]
+    assert footer[0].startswith("classic: seed 12, the first arm")
+    assert "paired by game" in footer[1]
+    assert footer[2].startswith(f"escoba: seed {escoba_seed} (its own, derived from 12)")
+    assert "throw-in off, not on" in footer[2] and "unpaired (Welch" in footer[2]
+
+
+def test_two_players_against_four_compares_only_the_shared_metrics():
+    for arms in (["scopa-52", "scopa-52-4p"], ["scopa-52-4p", "scopa-52"]):
+        sides = [variant(a).n_sides for a in arms]
+        result = compare.compare(arms, ["greedy"], mode="games", count=300, seed=4)
+        assert result.arms[1].design == compare.UNPAIRED
+        assert f"{sides[1]} players, not {sides[0]}" in result.arms[1].reason
+        shared = list(compare.metrics(variant("scopa-52"), "games"))
+        assert [(r.metric, r.arm) for r in result.rows] == [(m, a) for m in shared for a in arms]
+        assert not any(r.metric in ("points_seat3", "game_win_seat2") for r in result.rows)
+        sides = [variant(a).n_sides for a in arms]
+        assert result.arm_players == tuple(("greedy",) * n for n in sides)
+        assert all(r.design in (None, "unpaired") for r in result.rows)
+    # classic (2 players) against classic-4p (4 players, 2 teams): every metric is shared
+    result = compare.compare(
+        ["classic", "classic-4p"], ["greedy", "greedy"], mode="deals", count=2000, seed=4
+    )
+    assert [r.metric for r in result.rows[::2]] == list(
+        compare.metrics(variant("classic"), "deals")
+    )
+    assert {r.design for r in result.rows[1::2]} == {"unpaired"}
+
+
+def test_metrics_only_one_arm_has_are_left_out():
+    arms = compare.parse_arms(["scopa-52-4p", "scopa-52", "scopa-52-3p"])
+    shared = dict(compare.shared_metrics(arms, "deals"))
+    assert shared["points_seat1"] == [0, 1, 2]
+    assert shared["points_seat2"] == [0, 2]  # the 3-player arm has a seat 2, the 2-player not
+    assert "points_seat3" not in shared  # only the first arm has it
 
 
 # command line -----------------------------------------------------------------------------------
@@ -181,9 +292,11 @@ def test_cli_json_one_object_per_metric_and_arm():
         assert set(r) - {"n"} == KEYS, sorted(r)
         assert r["n"] == 20_000
         assert r["ci_low"] <= r["estimate"] <= r["ci_high"]
+        assert r["seed"] == 1
         if r["arm"] == FORCED[0]:
             assert all(r[k] is None for k in DIFF_KEYS), r
         else:
+            assert r["design"] == "paired"
             assert r["diff_ci_low"] <= r["diff"] <= r["diff_ci_high"]
             assert 0 <= r["p_value"] <= r["p_holm"] <= 1
             # greedy captures whenever it can, so forcing captures changes no play: the arms
@@ -202,10 +315,32 @@ def test_cli_table(capsys):
     lines = out.splitlines()
     assert lines[0].split()[:2] == ["metric", "arm"]
     assert set(lines[1]) <= {"-", " "}
-    body = lines[2:-1]
+    body = lines[2:-3]
     assert len(body) == 2 * len(compare.metrics(variant("classic"), "games"))
     assert sum(line.startswith("game_length") for line in body) == 2
-    assert "300 games per arm, seed 2" in lines[-1]
+    assert all(" paired " in line for line in body if "target=16" in line)
+    assert lines[-3] == "300 games per arm, seed 2, players random,random."
+    assert lines[-2].startswith("classic: seed 2, the first arm")
+    assert lines[-1].startswith("classic:target=16: seed 2, the same packs in the same seats")
+
+
+def test_cli_json_says_which_comparisons_are_unpaired():
+    proc = subprocess.run(
+        [PYTHON, "-m", "scopa_sim", "compare", "classic", "escoba", "classic:forced_capture=true",
+         "--players", "greedy", "--deals", "3000", "--seed", "1", "--json"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    rows = strict_json(proc.stdout)
+    escoba = compare.derived_seed(1, variant("escoba"))
+    for r in rows:
+        assert set(r) - {"n"} == KEYS
+        expected = {"classic": (None, 1), "escoba": ("unpaired", escoba)}.get(
+            r["arm"], ("paired", 1)
+        )
+        assert (r["design"], r["seed"]) == expected, r
+        if r["design"] == "unpaired":
+            assert r["diff_ci_low"] < r["diff"] < r["diff_ci_high"]
 
 
 def progress_lines(err: str) -> list[tuple[int, float]]:
@@ -274,7 +409,21 @@ def test_cli_html_page(capsys, tmp_path):
     assert "<title>Variant comparison" in html
     assert html.count("<svg") == 1
     assert "classic:target=16" in html and "game_length" in html
-    assert "400 games with seed 3" in html
+    assert "Each arm plays 400 games" in html and "paired per game" in html
+    assert "unpaired" not in html  # no arm deals otherwise
+
+
+def test_cli_html_page_marks_unpaired_arms(capsys, tmp_path):
+    page = tmp_path / "compare.html"
+    status, _, err = scopa_sim(
+        capsys, "compare", "classic", "classic:target=16", "scopa-52", "--players", "greedy",
+        "--games", "200", "--seed", "3", "--html", page,
+    )  # fmt: skip
+    assert status == 0, err
+    html = page.read_text(encoding="utf-8")
+    assert "<td>unpaired</td>" in html and "<td>paired</td>" in html
+    assert "Welch" in html and "unpaired (other packs, Welch)" in html  # text and chart legend
+    assert str(compare.derived_seed(3, variant("scopa-52"))) in html  # its seed, to reproduce it
 
 
 # bad input --------------------------------------------------------------------------------------
@@ -288,9 +437,11 @@ BAD = {
     "option value out of range": (["classic", "classic:target=0", *GOOD], ["target"]),
     "option value not a number": (["classic", "classic:target=abc", *GOOD], ["target", "'abc'"]),
     "one arm only": (["classic", *GOOD], ["two arms"]),
-    "arms with different sides": (["classic", "classic-3p", *GOOD], ["sides"]),
+    "arms with different sides and a player per side": (
+        ["classic", "classic-3p", *GOOD], ["2 and 3 sides", "--players greedy"]
+    ),
     "wrong number of players": (
-        [*TWO, "--players", "greedy", "--deals", "9", "--seed", "1"], ["2 players"]
+        [*TWO, "--players", "greedy,greedy,greedy", "--deals", "9", "--seed", "1"], ["2 players"]
     ),
     "unknown player": (
         [*TWO, "--players", "greedy,nobody", "--deals", "9", "--seed", "1"], ["'nobody'"]
