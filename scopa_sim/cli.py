@@ -217,12 +217,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     cmp = commands.add_parser(
         "compare",
-        help="compare variants on the same packs, with paired CIs and Holm-adjusted p-values",
+        help="compare variants (paired on the same packs, or unpaired), with CIs and Holm p-values",
         description=(
-            "Play every ARM on the same deals (or games) with the same seed, so arms with the "
-            "same pack see the same packs, and report per arm each metric with its 95%% CI, the "
-            "paired difference from the first arm with its CI, a p-value and Holm-adjusted "
-            "p-values. An ARM is VARIANT[:KEY=VALUE,...], e.g. classic:forced_capture=true. "
+            "Play every ARM on as many deals (or games) and report per arm each metric with its "
+            "95%% CI, the difference from the first arm with its CI, a p-value and Holm-adjusted "
+            "p-values. An ARM that deals like the first arm (the same pack, number of players, "
+            "table cards, hands and throw-in rule) plays the same deals with the same seed, so "
+            "it sees the same packs in the same seats: its differences are paired per deal "
+            "(game). Any other ARM (e.g. escoba, which has no throw-in, against classic, or a "
+            "4-player preset against a 2-player one) plays with a seed of its own derived from "
+            "--seed, independent of the first arm: its differences are unpaired (Welch). The "
+            "output says which for every arm (the design column; \"design\" in --json). A "
+            "metric is reported only for arms that have it (points_seat3 needs four sides). An "
+            "ARM is VARIANT[:KEY=VALUE,...], e.g. classic:forced_capture=true. "
             f"The variants and options are explained in {RULES_DOC}."
         ),
     )  # fmt: skip
@@ -240,19 +247,17 @@ def build_parser() -> argparse.ArgumentParser:
     cmp.add_argument(
         "--players",
         required=True,
-        metavar="NAME,NAME[,...]",
-        help="one player per side, for every arm",
+        metavar="NAME[,NAME,...]",
+        help="one player per side, for every arm; or one NAME for every side of every arm "
+        "(needed when the arms have different numbers of sides)",
     )
     unit = cmp.add_mutually_exclusive_group(required=True)
-    unit.add_argument(
-        "--deals", type=positive_int, metavar="N", help="independent deals per arm (paired by deal)"
-    )
-    unit.add_argument(
-        "--games", type=positive_int, metavar="N", help="whole games per arm (paired by game)"
-    )
+    unit.add_argument("--deals", type=positive_int, metavar="N", help="independent deals per arm")
+    unit.add_argument("--games", type=positive_int, metavar="N", help="whole games per arm")
     cmp.add_argument(
-        "--seed", type=seed_int, required=True, metavar="S", help="the seed shared by every arm"
-    )
+        "--seed", type=seed_int, required=True, metavar="S",
+        help="the seed of the first arm and of every arm dealt like it (the others derive theirs)",
+    )  # fmt: skip
     cmp.add_argument(
         "--workers", type=positive_int, default=1, metavar="W", help="parallel workers (default 1)"
     )
