@@ -7,11 +7,18 @@ import sys
 import time
 from pathlib import Path
 
-from analyses import ace_value, card_values, deal_shape, seat_advantage, variant_comparison
+from analyses import (
+    ace_value,
+    card_values,
+    deal_shape,
+    family,
+    seat_advantage,
+    variant_comparison,
+)
 from analyses._common import DATA, REPORTS, MissingData
 from scopa_sim.reporting import write_site
 
-ANALYSES = (ace_value, card_values, seat_advantage, deal_shape, variant_comparison)
+ANALYSES = (family, ace_value, card_values, seat_advantage, deal_shape, variant_comparison)
 
 
 def main(argv=None) -> int:

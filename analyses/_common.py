@@ -66,6 +66,15 @@ def require(data: Path, name: str) -> Run:
     return found[name]
 
 
+def reproduce(module: str) -> str:
+    """The commands that rebuild a page from nothing (the Reproduce block of a page)."""
+    return (
+        "make simulate && make report    # every run of configs/default.toml, then every page\n"
+        "# or, once the runs are in data/, this page alone:\n"
+        f".venv/bin/python -m analyses.{module} --data data --out reports"
+    )
+
+
 def has_card(card: int) -> pl.Expr:
     """1 when the side captured ``card``, else 0 (from the ``captured`` bitmask)."""
     return ((pl.col("captured") & (1 << card)) != 0).cast(pl.Int8)

@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 
-from analyses._common import Run, count_rank, main, require
+from analyses._common import Run, count_rank, main, reproduce, require
 from scopa_sim import reporting, stats
 
 RUN = "classic-deals"
@@ -321,6 +321,7 @@ def build(data: Path) -> reporting.Page:
             ),
         ],
         data=[run.provenance(deals)],
+        reproduce=reproduce("ace_value"),
     )
 
 

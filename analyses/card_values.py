@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 
-from analyses._common import Run, has_card, main, require
+from analyses._common import Run, has_card, main, reproduce, require
 from scopa_sim import reporting, stats
 from scopa_sim.cards import ITALIAN_40
 
@@ -251,6 +251,7 @@ def build(data: Path) -> reporting.Page:
             )
         ],
         data=[provenance],
+        reproduce=reproduce("card_values"),
     )
 
 

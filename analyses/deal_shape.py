@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 
-from analyses._common import Run, main, require, runs
+from analyses._common import Run, main, reproduce, require, runs
 from scopa_sim import reporting, stats
 from scopa_sim.rules import parse_variant
 
@@ -436,6 +436,7 @@ def build(data: Path) -> reporting.Page:
         finding=finding,
         sections=[_deal_section(shape, plain), _game_section(games)],
         data=provenance,
+        reproduce=reproduce("deal_shape"),
     )
 
 

@@ -1,10 +1,15 @@
 """How large is the dealer's edge?
 
-The dealer plays last in every round of a deal (RULES.md §2) and, under the classic rules, the
-last capturer of the deal takes the cards left on the table. This page measures, in every complete
-run of the data folder, how many more points per deal the dealer's side scores than the other
-side(s), how often the side that deals the first deal of a game goes on to win it, and whether
-forcing captures (``forced_capture``) changes the edge.
+The dealer plays last in every round of a deal (docs/rules.md §2) and, under the classic rules,
+the last capturer of the deal takes the cards left on the table. This page measures, in every
+complete run of the data folder, how many more points per deal the dealer's side scores than the
+other side(s), how often the side that deals the first deal of a game goes on to win it, and
+whether forcing captures (``forced_capture``) changes the edge.
+
+The first dealer of every game is drawn at random (recorded in the column ``first_dealer``; the
+column ``dealer`` says who deals each deal), so when the sides play different strategies each
+strategy deals first in about half the games: the first dealer's share of games won, and the
+dealer's edge per deal, are then not confounded with the skill gap between the strategies.
 """
 
 from __future__ import annotations
@@ -17,22 +22,27 @@ import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 
-from analyses._common import MissingData, Run, main, runs
+from analyses._common import MissingData, Run, main, reproduce, runs
 from scopa_sim import reporting, stats
 from scopa_sim.rules import parse_variant
 
 QUESTION = (
     "How large is the dealer's edge? How many more points per deal does the dealer's side score "
-    "than the other side(s), and how often does the side that deals first win the game?"
+    "than the other side(s), and how often does the side that deals first win the game, for each "
+    "pairing of players?"
 )
 METHOD = (
-    "For every complete run, each deal gives the dealer's side's points minus the mean points of "
-    "the other sides (with two sides: minus the leader's side). Deals of a game are not "
-    "independent, so per-deal means are ratio estimators over games, linearised per game "
-    "(cluster-robust t intervals); independent deals (--deals runs) get plain t intervals. "
-    "The side that deals deal 0 is the side of player n - 1; its share of games won has a Wilson "
-    "interval, to be read against 1 / sides, the share with no edge. p-values of the edges are "
-    "Holm-adjusted over the runs."
+    "For every complete run, each deal gives the dealer's side's points (column dealer) minus the "
+    "mean points of the other sides (with two sides: minus the leader's side). Deals of a game "
+    "are not independent, so per-deal means are ratio estimators over games, linearised per game "
+    "(cluster-robust t intervals); independent deals (--deals runs, each a one-deal game with a "
+    "dealer drawn at random) get plain t intervals. The first dealer of every game is drawn at "
+    "random (docs/rules.md §2) and recorded in the column first_dealer; its side's share of games "
+    "won has a Wilson interval, to be read against 1 / sides, the share with no edge. Because the "
+    "draw is random, in a run between different players each player deals first in about half "
+    "the games: the first dealer's share of games won, and the dealer's edge per deal, measure "
+    "the seat and not the skill gap between the players; the page also splits both by the "
+    "player who dealt. p-values of the edges are Holm-adjusted over the runs."
 )
 HEADLINE = "classic-greedy"  # the run of the one-sentence finding, when present
 FORCED = ("classic-greedy-vs-random", "classic-forced-capture")  # same players, same seed
@@ -43,11 +53,6 @@ COLOR = "#2b5d8a"
 class Shape:
     players: int
     sides: int
-
-    @property
-    def first_dealer(self) -> int:
-        """The side that deals deal 0 of a game: seat n - 1 is player n - 1."""
-        return (self.players - 1) % self.sides
 
 
 def shape(run: Run) -> Shape:
@@ -65,6 +70,18 @@ class StrategyEdge:
 
 
 @dataclass(frozen=True)
+class FirstDealer:
+    """Games whose first deal a strategy's side dealt, and the share of them that side won."""
+
+    strategy: str
+    games: int
+    won: stats.Estimate  # Wilson
+    # Two sides only: the strategy's share of games won when it dealt first minus when the other
+    # side did (Newcombe): the effect of dealing first on that strategy, randomised by the draw.
+    gain: stats.Estimate | None
+
+
+@dataclass(frozen=True)
 class Edge:
     run: Run
     shape: Shape
@@ -74,6 +91,7 @@ class Edge:
     edge: stats.Estimate  # dealer - other, per deal
     p_value: float
     first_won: stats.Estimate | None  # games won by the first dealer's side (games runs)
+    first_by_strategy: list[FirstDealer]  # mixed games runs: by the first dealer's strategy
     strategies: list[StrategyEdge]
     edge_values: np.ndarray  # per-cluster linearised edge, for comparing runs
 
@@ -83,8 +101,10 @@ class Edge:
 
 
 def _per_game(run: Run, sh: Shape) -> pl.DataFrame:
-    """One row per game (per deal for --deals runs): the dealer's and the others' point sums."""
+    """One row per game (per deal for --deals runs): the dealer's and the others' point sums,
+    whether the first dealer's side won, and the strategy of the first dealer's side."""
     points = pl.col("points").cast(pl.Int64)
+    first = pl.col("first_dealer")
     return (
         run.scan()
         .group_by("game")
@@ -92,11 +112,32 @@ def _per_game(run: Run, sh: Shape) -> pl.DataFrame:
             points.filter(pl.col("dealer")).sum().alias("dealer"),
             points.filter(~pl.col("dealer")).sum().alias("other"),
             (pl.len() // sh.sides).alias("deals"),
-            (pl.col("won") & (pl.col("side") == sh.first_dealer)).any().alias("first_won"),
+            (pl.col("won") & first).any().alias("first_won"),
+            pl.col("strategy").filter(first).first().alias("first_strategy"),
         )
         .sort("game")
         .collect()
     )
+
+
+def _first_by_strategy(games: pl.DataFrame, sh: Shape) -> list[FirstDealer]:
+    """The first dealer's share of games won, by the strategy of its side (mixed runs)."""
+    counts = {
+        row["first_strategy"]: (row["games"], row["won"])
+        for row in games.group_by("first_strategy")
+        .agg(pl.len().alias("games"), pl.col("first_won").sum().alias("won"))
+        .iter_rows(named=True)
+    }
+    out = []
+    for strategy in sorted(counts):
+        n, k = counts[strategy]
+        gain = None
+        if sh.sides == 2 and len(counts) == 2:
+            # When the other strategy dealt first, this one won the games the first dealer lost.
+            other_n, other_k = next(v for s, v in counts.items() if s != strategy)
+            gain = stats.proportion_difference(other_n - other_k, other_n, k, n)
+        out.append(FirstDealer(strategy, n, stats.proportion_ci(k, n), gain))
+    return out
 
 
 def _per_strategy(run: Run) -> list[StrategyEdge]:
@@ -138,9 +179,12 @@ def measure(run: Run) -> Edge:
     other = stats.linearised_ratio(games["other"].to_numpy() / (sh.sides - 1), deals)
     edge, p = stats.paired_difference(other, dealer)
     first_won = None
+    mixed = len(set(run.config["players"])) > 1
+    by_strategy = []
     if run.mode == "games":
         first_won = stats.proportion_ci(int(games["first_won"].sum()), games.height)
-    mixed = len(set(run.config["players"])) > 1
+        if mixed:
+            by_strategy = _first_by_strategy(games, sh)
     return Edge(
         run,
         sh,
@@ -150,6 +194,7 @@ def measure(run: Run) -> Edge:
         edge,
         p,
         first_won,
+        by_strategy,
         _per_strategy(run) if mixed else [],
         dealer - other,
     )
@@ -316,32 +361,71 @@ def _strategy_section(edges: list[Edge]) -> reporting.Section | None:
                     reporting.ci(s.dealing),
                     reporting.ci(s.other),
                     reporting.ci(s.gain),
+                    "—",
                 ]
             )
         balanced = stats.mean_ci(np.mean([s.values for s in e.strategies], axis=0))
-        rows.append([e.run.name, "mean over strategies", "—", "—", reporting.ci(balanced)])
-    firsts = "; ".join(
-        f"in {e.run.name} the first deal of every game is dealt by side {e.shape.first_dealer} "
-        f"({e.run.config['players'][e.shape.first_dealer]})"
-        for e in mixed
-    )
+        rows.append(
+            [
+                e.run.name,
+                "mean over strategies",
+                "—",
+                "—",
+                reporting.ci(balanced),
+                reporting.ci(e.edge),
+            ]
+        )
+    first_rows = []
+    for e in mixed:
+        for f in e.first_by_strategy:
+            first_rows.append([e.run.name, f.strategy, f"{f.games:,}", _pct(f.won), "—"])
+        gains = [f.gain for f in e.first_by_strategy if f.gain is not None]
+        if gains:  # two sides: the same difference for either strategy (a + b - 1)
+            first_rows.append(
+                [e.run.name, "either strategy", f"{e.first_won.n:,}", "—", _pct(gains[0], "pp")]
+            )
+    tables = [
+        reporting.Table(
+            "Points per side-deal of each strategy when its side deals and when it does not; "
+            "the last column is the dealer-minus-other difference of the whole run",
+            [
+                "run",
+                "strategy",
+                "dealing",
+                "not dealing",
+                "gain from dealing [95% CI]",
+                "dealer minus other, all deals",
+            ],
+            rows,
+        )
+    ]
+    if first_rows:
+        tables.append(
+            reporting.Table(
+                "Games by the strategy of the side that dealt first (drawn at random): that "
+                "side's share of them won; with two sides, how much dealing first raises a "
+                "strategy's share of games won (its share when it dealt first minus when the "
+                "other did, the same for either strategy)",
+                ["run", "first dealer", "games", "first dealer wins", "gain from dealing first"],
+                first_rows,
+            )
+        )
     return reporting.Section(
         "By strategy",
         text=(
-            "When the sides play different strategies, the dealer-minus-other difference mixes the "
-            "edge with the skill gap, weighted by who dealt how often. Here each strategy is "
-            "compared with itself: its side's points per deal when it deals minus when it does "
-            "not (cluster-robust by game); the mean over strategies is the edge with the skill "
-            "gap balanced out. The share of games won by the first dealer is not separable: "
-            f"{firsts}."
+            "When the sides play different strategies, the dealer-minus-other difference could mix "
+            "the edge with the skill gap, weighted by who dealt how often. The first dealer is "
+            "drawn at random, so each strategy deals first in about half the games and deals "
+            "about as often as the other over the run: the whole run's difference is the edge "
+            "averaged over the strategies (up to a small term from games of odd length, whose "
+            "first dealer deals once more). Each strategy is also compared with itself: its "
+            "side's points per deal when it deals minus when it does not (cluster-robust by "
+            "game); the mean over strategies is the edge with the skill gap balanced out exactly. "
+            "For whole games the random draw also makes dealing first a randomised treatment: a "
+            "strategy's share of games won when it dealt first minus when the other side did is "
+            "the effect of dealing first on it (Newcombe interval), with no confounding by skill."
         ),
-        tables=[
-            reporting.Table(
-                "Points per side-deal of each strategy when its side deals and when it does not",
-                ["run", "strategy", "dealing", "not dealing", "gain from dealing [95% CI]"],
-                rows,
-            )
-        ],
+        tables=tables,
     )
 
 
@@ -441,10 +525,14 @@ def build(data: Path) -> reporting.Page:
             reporting.Section(
                 "Games won by the first dealer",
                 text=(
-                    "The deal passes to the right after each deal (RULES.md §2), so the side that "
-                    "deals first also deals deals 2, 4, ... of a two-player game: over a game both "
-                    "sides deal about equally often (the first dealer once more in games of odd "
-                    "length), and a per-deal edge moves the share of games won only a little."
+                    "The first dealer of each game is drawn at random (docs/rules.md §2; column "
+                    "first_dealer), and the deal then passes to the right after each deal, so the "
+                    "side that deals first also deals deals 2, 4, ... of a two-player game: over a "
+                    "game both sides deal about equally often (the first dealer once more in games "
+                    "of odd length), and a per-deal edge moves the share of games won only a "
+                    "little. Because the draw is random, the share is the same whoever the "
+                    "players are: in a run between different players it is not tilted towards "
+                    "the stronger one (as it was when the last player always dealt first)."
                 ),
                 figures=[
                     reporting.Figure(
@@ -480,6 +568,7 @@ def build(data: Path) -> reporting.Page:
         finding=finding,
         sections=sections,
         data=[e.run.provenance(e.deals) for e in edges],
+        reproduce=reproduce("seat_advantage"),
     )
 
 

@@ -62,11 +62,18 @@ def build(data: Path) -> reporting.Page:
         question=QUESTION,
         finding=finding(result),
         method=page.method
-        + " The deal passes round the table, so in deals mode half the deals are dealt by each "
-        "player; dealer_edge is the dealer's side minus the mean of the other sides. The greedy "
+        + " In deals mode each deal is a game of its own whose dealer is drawn at random, so "
+        "about half the deals are dealt by each player; dealer_edge is the dealer's side minus "
+        "the mean of the other sides. The greedy "
         "player always captures when it can, so forced_capture changes only the random "
         "player's choices.",
         data=[{**row, "mode": MODE, "source": source} for row in page.data],
+        reproduce="make report    # this page plays its own deals; it reads no data\n"
+        "# or this page alone:\n"
+        ".venv/bin/python -m analyses.variant_comparison --out reports\n"
+        "# or the same comparison on the command line:\n"
+        f".venv/bin/scopa-sim compare {' '.join(ARMS)} --players {','.join(PLAYERS)} \\\n"
+        f"    --{MODE} {COUNT} --seed {SEED} --workers {WORKERS}",
     )
 
 

@@ -71,6 +71,7 @@ def _side_rows(rng, held: np.ndarray, game: np.ndarray, side: int) -> dict:
         "side": zeros + side,
         "strategy": ["greedy"] * len(held),
         "dealer": (game % 2) != side,  # deal i is led by player i % 2
+        "first_dealer": (game % 2) != side,  # a --deals run: each deal is a game of its own
         "cards": held.sum(1),
         "coins": held[:, :10].sum(1),
         "settebello": settebello.astype(bool),
@@ -101,8 +102,11 @@ def data(tmp_path_factory):
     frames = [
         pl.DataFrame(_side_rows(rng, held, game, side)) for side, held in enumerate((side0, ~side0))
     ]
+    # columns the analyses do not read (pt_sevens, ...) are 0, as in a classic run
+    zero = [pl.lit(0).alias(c) for c in storage.SCHEMA if c not in frames[0].columns]
     frame = (
         pl.concat(frames)
+        .with_columns(zero)
         .select(pl.col(name).cast(dtype) for name, dtype in storage.SCHEMA.items())
         .sort("game", "deal", "side")
     )

@@ -17,6 +17,7 @@ from scopa_sim.reporting import render_page
 from scopa_sim.storage import SCHEMA
 
 DEALER_BONUS = 0.5  # expected extra points of the dealer's side per deal
+MIXED_FIRST = np.random.default_rng(99).integers(0, 2, 4000)  # synth-mixed's first dealers
 
 
 def write_run(
@@ -50,25 +51,41 @@ def write_run(
     )
 
 
-def seat_columns(rng, *, games, deals, n_players, highs, strategies, winners=None, mode="games"):
-    """Uniform points on 0..high-1 per side, plus a fair coin (mean 0.5) for the dealer's side."""
+def first_dealers(games: int, n_players: int, seed: int = 7) -> np.ndarray:
+    """The player who deals the first deal of each game, drawn at random (docs/rules.md §2)."""
+    return np.random.default_rng(seed).integers(0, n_players, games)
+
+
+def seat_columns(
+    rng, *, games, deals, n_players, highs, strategies, winners=None, mode="games", first=None
+):
+    """Uniform points on 0..high-1 per side, plus a fair coin (mean 0.5) for the dealer's side.
+
+    ``first`` is each game's first dealer (player); the deal passes to the next player after
+    each deal, so deal ``d`` is dealt by player ``first + d``. ``winners(first_side)`` gives each
+    game's winning side from the side of its first dealer. In --deals mode each deal is a game.
+    """
     sides = len(highs)
+    first = first_dealers(games, n_players) if first is None else first
     g, d, s = (
         a.ravel()
         for a in np.meshgrid(np.arange(games), np.arange(deals), np.arange(sides), indexing="ij")
     )
-    turn = g if mode == "deals" else d  # --deals runs: deal i is led by player i % n
-    dealer = ((turn + n_players - 1) % n_players) % sides == s
+    dealer = (first[g] + d) % n_players % sides == s
+    first_side = first % sides
     points = rng.integers(0, np.asarray(highs)[s]) + dealer * rng.integers(0, 2, len(s))
     score = points.reshape(games, deals, sides).cumsum(axis=1).ravel()
     final = (d == deals - 1) & (mode == "games")
-    won = final & (s == winners[g]) if winners is not None else np.zeros(len(s), bool)
+    won = np.zeros(len(s), bool)
+    if winners is not None:
+        won = final & (s == winners(first_side)[g])
     return {
         "game": g,
         "deal": d if mode == "games" else np.zeros_like(d),
         "side": s,
         "strategy": np.asarray(strategies)[s],
         "dealer": dealer,
+        "first_dealer": first_side[g] == s,
         "points": points,
         "score": score if mode == "games" else points,
         "final": final,
@@ -89,8 +106,11 @@ def write_deals_run(root, name: str, rng, deals: int) -> None:
 def seat_data(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("seat")
     rng = np.random.default_rng(20261129)
-    # Two-player games; the first dealer (side 1) wins exactly the games with g % 5 < 3.
-    winners = np.where(np.arange(4000) % 5 < 3, 1, 0)
+
+    # Two-player games; the first dealer (drawn at random) wins exactly the games with g % 5 < 3.
+    def winners(first_side):
+        return np.where(np.arange(4000) % 5 < 3, first_side, 1 - first_side)
+
     base = seat_columns(
         rng,
         games=4000,
@@ -111,7 +131,7 @@ def seat_data(tmp_path_factory) -> Path:
         players=["greedy", "greedy"],
     )
     write_deals_run(root, "synth-deals", rng, deals=20000)
-    # Three sides: the first dealer is player 2, side 2; it wins every game.
+    # Three sides: the first dealer (drawn at random) wins every game.
     write_run(
         root,
         "synth-3p",
@@ -122,13 +142,15 @@ def seat_data(tmp_path_factory) -> Path:
             n_players=3,
             highs=[5, 5, 5],
             strategies=["greedy"] * 3,
-            winners=np.full(3000, 2),
+            winners=lambda first_side: first_side,
         ),
         variant="classic-3p",
         players=["greedy"] * 3,
     )
-    # Greedy (mean 2) against a weaker random side (mean 1): each gains 0.5 from dealing, but
-    # side 1 deals 3 of the 5 deals, so the raw dealer-minus-other is 0.5 - 1/5 = 0.3.
+    # Greedy (mean 2) against a weaker random side (mean 1): each gains 0.5 from dealing. The
+    # first dealer deals 3 of the 5 deals, but it is drawn at random, so each side deals first in
+    # about half the games and the raw dealer-minus-other is 0.5 on average (it was 0.3 when
+    # side 1 always dealt first). Greedy (side 0) wins every game.
     write_run(
         root,
         "synth-mixed",
@@ -139,7 +161,8 @@ def seat_data(tmp_path_factory) -> Path:
             n_players=2,
             highs=[5, 3],
             strategies=["greedy", "random"],
-            winners=np.zeros(4000, int),
+            winners=lambda first_side: np.zeros_like(first_side),
+            first=MIXED_FIRST,
         ),
         variant="classic",
         players=["greedy", "random"],
@@ -170,11 +193,22 @@ def test_seat_edges_recover_the_planted_bonus(seat_data):
     assert deals.first_won is None and deals.edge.n == 20000
 
     mixed = seat_advantage.measure(found["synth-mixed"])
-    assert mixed.edge.low < 0.3 < mixed.edge.high
+    # the first dealer is random, so the raw difference is not tilted by the skill gap
+    assert mixed.edge.low < DEALER_BONUS < mixed.edge.high
     assert [s.strategy for s in mixed.strategies] == ["greedy", "random"]
     for s in mixed.strategies:
         assert s.gain.low < DEALER_BONUS < s.gain.high, s.strategy
-    assert mixed.first_won.value == 0.0  # side 0 (greedy) wins every game; side 1 dealt first
+    # greedy (side 0) wins every game: the first dealer wins exactly when greedy dealt first
+    greedy_first = int((MIXED_FIRST == 0).sum())
+    assert mixed.first_won == stats.proportion_ci(greedy_first, 4000)
+    by = {f.strategy: f for f in mixed.first_by_strategy}
+    assert (by["greedy"].games, by["random"].games) == (greedy_first, 4000 - greedy_first)
+    assert by["greedy"].won.value == 1.0 and by["random"].won.value == 0.0
+    # dealing first changes nothing here: greedy wins 100 % whether or not it dealt first
+    assert by["greedy"].gain.value == by["random"].gain.value == 0.0
+    assert by["greedy"].gain.low < 0 < by["greedy"].gain.high
+    # runs between equal players are not split by strategy
+    assert games.first_by_strategy == [] and games.strategies == []
 
 
 SYNTH_FORCED = ("classic-greedy", "classic-forced-capture")  # the synthetic pair of identical runs
@@ -203,7 +237,19 @@ def test_seat_page(seat_data, monkeypatch):
     }
     assert page.finding.startswith("In classic-greedy") and "60.00 %" in page.finding
     assert all("<svg" in f.svg for s in page.sections for f in s.figures)
-    assert render_page(page) == render_page(seat_advantage.build(seat_data))  # deterministic
+    # the page says the first dealer is random, and what that buys
+    assert "first dealer of every game is drawn at random" in page.method
+    assert "not the skill gap" in page.method
+    (strategy,) = [s for s in page.sections if s.heading == "By strategy"]
+    assert [t.columns[1] for t in strategy.tables] == ["strategy", "first dealer"]
+    first_rows = strategy.tables[1].rows
+    assert [r[1] for r in first_rows] == ["greedy", "random", "either strategy"]
+    assert first_rows[0][3].startswith("100.00 %") and first_rows[1][3].startswith("0.00 %")
+    assert first_rows[2][4].startswith("0.00 pp")
+    assert "python -m analyses.seat_advantage" in page.reproduce
+    html = render_page(page)
+    assert "<h2>Reproduce</h2>" in html
+    assert html == render_page(seat_advantage.build(seat_data))  # deterministic
 
 
 # Deal shape: games of planted lengths, with planted ties at the target.

@@ -83,6 +83,7 @@ def synthetic_page() -> reporting.Page:
             ),
         ],
         data=[{"run": "synthetic", "seed": 0, "deals": "18,278"}],
+        reproduce="make simulate && make report\n.venv/bin/python -m analyses.x --out <dir>",
     )
 
 
@@ -157,6 +158,12 @@ def test_text_is_escaped(site):
     assert "Does &lt;b&gt;escaping&lt;/b&gt; work &amp; do charts render?" in html
     assert "<td>a &lt; b</td>" in html and "<td>c &amp; d</td>" in html
     assert "<b>" not in html
+    # the commands that reproduce a page, as escaped code; a page without them has no block
+    assert (
+        "<h2>Reproduce</h2>\n<pre><code>make simulate &amp;&amp; make report\n"
+        ".venv/bin/python -m analyses.x --out &lt;dir&gt;</code></pre>"
+    ) in html
+    assert "Reproduce" not in site["variant-comparison"].read_text(encoding="utf-8")
 
 
 # determinism ------------------------------------------------------------------------------------

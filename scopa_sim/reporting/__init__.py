@@ -1,8 +1,9 @@
 """Self-contained HTML pages: Jinja2 templates (autoescaped) with inline SVG charts.
 
-A page states its question, its method, its charts and tables (95 % confidence intervals) and
-the data it used. Nothing is fetched from a network: styles and charts are inline, so a page
-opens from disk in any browser. The same inputs give byte-identical pages.
+A page states its question, its method, its charts and tables (95 % confidence intervals), the
+data it used and, when given, the commands that reproduce it. Nothing is fetched from a network:
+styles and charts are inline, so a page opens from disk in any browser. The same inputs give
+byte-identical pages.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ class Page:
     finding: str  # one sentence with a figure and its CI, for the index
     sections: list[Section]
     data: list[dict]  # provenance: run, variant, players, deals, seed, ...
+    reproduce: str = ""  # commands that rebuild the page from nothing, shown as code
 
 
 def svg(fig) -> Markup:

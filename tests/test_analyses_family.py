@@ -1,0 +1,250 @@
+"""The family page on synthetic runs of every preset whose answers are known by construction.
+
+Each preset gets a small run of games of planted lengths (2, 3, 4 deals in turn, so 3 deals a game
+on average), a first dealer drawn at random per game and the deal passing round the table. In
+every deal each side scores 2 + e points (e, 0 or 1, shared by all sides of the deal) and the
+dealer's side BONUS[preset] more, so the dealer's edge is exactly BONUS and the points per deal
+are 2 * sides + BONUS + sides * mean(e). Scope are planted on even deals, category ties on a
+fixed pattern, and in the 52-card presets the last deal of every fifth game stopped at a winning
+scopa (no category scored), which must not count as a tie.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from analyses import family
+from analyses._common import MissingData, runs
+from scopa_sim import stats
+from scopa_sim.reporting import render_page
+from scopa_sim.rules import PRESETS
+from scopa_sim.storage import SCHEMA
+
+GAMES = 300
+LENGTHS = np.array([2, 3, 4])[np.arange(GAMES) % 3]
+BONUS = {name: i % 5 - 2 for i, name in enumerate(PRESETS)}  # whole points; some negative
+
+
+def write_run(root: Path, name: str, columns: dict, *, variant: str, players) -> None:
+    """A complete run folder of one Parquet chunk following SCHEMA, and its manifest."""
+    n = len(columns["game"])
+    full = {}
+    for column, dtype in SCHEMA.items():
+        if column in columns:
+            full[column] = pl.Series(column, columns[column]).cast(dtype)
+        elif column in ("run", "variant"):
+            full[column] = pl.Series(column, [name if column == "run" else variant] * n, dtype)
+        else:
+            full[column] = pl.Series(column, np.zeros(n, np.int64)).cast(dtype)
+    folder = root / name
+    folder.mkdir(parents=True)
+    pl.DataFrame(full).write_parquet(folder / "chunk-000000.parquet")
+    config = {
+        "name": name, "mode": "games", "players": list(players), "seed": 17, "count": GAMES,
+        "variant": variant, "variant_label": variant,
+    }  # fmt: skip
+    (root / f"{name}.manifest.json").write_text(json.dumps({"complete": True, "config": config}))
+
+
+def tie_pattern(g, d, modulus: int) -> np.ndarray:
+    return (g * 7 + d) % modulus == 0
+
+
+def preset_columns(preset: str, seed: int) -> tuple[dict, dict]:
+    """The rows of one run, and the answers the page must find."""
+    rules = PRESETS[preset]
+    n, s = rules.n_players, rules.n_sides
+    rng = np.random.default_rng(seed)
+    first = rng.integers(0, n, GAMES)
+    game = np.repeat(np.arange(GAMES), LENGTHS)
+    deal = np.concatenate([np.arange(k) for k in LENGTHS])
+    deals = len(game)
+    e = rng.integers(0, 2, deals)
+    dealer_side = (first[game] + deal) % n % s
+    last = deal == LENGTHS[game] - 1
+    stopped = last & (game % 5 == 0) & rules.scopa_wins_immediately
+    # per deal: which category is tied (nobody scores it); the rest go to side 0
+    tied = {c: tie_pattern(game, deal, m) & ~stopped for c, m in
+            (("cards", 4), ("coins", 3), ("primiera", 5), ("sevens", 2))}  # fmt: skip
+    no_primiera = ((game * 3 + deal) % 11 == 0) & ~tied["primiera"] & ~stopped
+    rows = {k: [] for k in ("game", "deal", "side", "dealer", "first_dealer", "points", "scope",
+                            "cards", "primiera", "pt_cards", "pt_coins", "pt_settebello",
+                            "pt_primiera", "pt_sevens", "pt_scope", "final", "won", "stopped",
+                            "strategy")}  # fmt: skip
+    for side in range(s):
+        dealer = dealer_side == side
+        scope = ((deal % 2 == 0) & dealer).astype(int)
+        points = 2 + e + BONUS[preset] * dealer
+        cats = {
+            "pt_cards": ~tied["cards"],
+            "pt_coins": ~tied["coins"],
+            "pt_settebello": np.ones(deals, bool),
+            "pt_primiera": ~tied["primiera"] & ~no_primiera & (rules.primiera is not None),
+            "pt_sevens": ~tied["sevens"] & rules.most_sevens,
+        }
+        for key, won in cats.items():
+            rows[key].append(((won & ~stopped) & (side == 0)).astype(int))
+        # primiera values: side 0 best (80) or tied with side 1; nobody has one when planted
+        best = np.where(side == 0, 80, np.where((side == 1) & tied["primiera"], 80, 70))
+        rows["primiera"].append(np.where(no_primiera, 0, best))
+        rows["cards"].append(np.full(deals, 10))
+        rows["game"].append(game)
+        rows["deal"].append(deal)
+        rows["side"].append(np.full(deals, side))
+        rows["dealer"].append(dealer)
+        rows["first_dealer"].append(np.full(deals, side) == first[game] % s)
+        rows["points"].append(points)
+        rows["scope"].append(scope)
+        rows["pt_scope"].append(scope)
+        rows["final"].append(last)
+        rows["won"].append(last & (side == 0))
+        rows["stopped"].append(stopped)
+        rows["strategy"].append(np.full(deals, "greedy"))
+    # one row per side per deal, ordered by game, deal, side
+    order = np.lexsort((np.repeat(np.arange(s), deals), np.tile(np.arange(deals), s)))
+    columns = {k: np.concatenate(v)[order] for k, v in rows.items()}
+    played = ~stopped
+    answers = {
+        "deals": deals,
+        "played_out": int(played.sum()),
+        "points": 2 * s + BONUS[preset] + s * e.mean(),
+        "scope": np.mean(deal % 2 == 0),
+        "edge": BONUS[preset],
+        "length": LENGTHS.mean(),
+        "ties": {c: tied[c][played].mean() for c in family.categories(rules)},
+        "no_primiera": no_primiera[played].mean() if rules.primiera is not None else None,
+        "per_game_points": np.bincount(game, weights=2 * s + BONUS[preset] + s * e),
+    }
+    return columns, answers
+
+
+@pytest.fixture(scope="module")
+def family_data(tmp_path_factory) -> tuple[Path, dict]:
+    root = tmp_path_factory.mktemp("family")
+    answers = {}
+    for i, (preset, name) in enumerate(family.FAMILY.items()):
+        columns, answers[preset] = preset_columns(preset, seed=100 + i)
+        players = ["greedy"] * PRESETS[preset].n_sides
+        write_run(root, name, columns, variant=preset, players=players)
+    # a run the page must ignore
+    columns, _ = preset_columns("classic", seed=1)
+    write_run(root, "classic-random", columns, variant="classic", players=["random"] * 2)
+    return root, answers
+
+
+def test_every_preset_has_a_run():
+    assert list(family.FAMILY) == list(PRESETS)
+    assert len(set(family.FAMILY.values())) == len(PRESETS)
+
+
+def test_the_measures_are_the_planted_ones(family_data):
+    root, answers = family_data
+    found = family.family_runs(root)
+    for preset, run in found.items():
+        m = family.measure(preset, run)
+        want = answers[preset]
+        assert (m.games, m.deals, m.played_out) == (GAMES, want["deals"], want["played_out"])
+        assert m.points.value == pytest.approx(want["points"], abs=1e-9), preset
+        assert m.scope.value == pytest.approx(want["scope"], abs=1e-9), preset
+        assert m.length == stats.mean_ci(LENGTHS)
+        assert m.length.value == 3.0
+        # the edge is taken against the dealer of each deal (column dealer): exactly BONUS, with
+        # no spread, whichever side dealt first and however the sides are teamed
+        assert m.edge.value == pytest.approx(want["edge"], abs=1e-9), preset
+        assert m.edge.half_width == pytest.approx(0, abs=1e-9), preset
+        assert m.dealer.value - m.others.value == pytest.approx(want["edge"], abs=1e-9)
+        assert set(m.ties) == set(want["ties"]), preset
+        for cat, share in want["ties"].items():
+            assert m.ties[cat].value == pytest.approx(share, abs=1e-12), (preset, cat)
+            assert 0 <= m.ties[cat].low < share < m.ties[cat].high <= 1, (preset, cat)
+        if want["no_primiera"] is None:
+            assert m.no_primiera is None
+        else:
+            assert m.no_primiera.value == pytest.approx(want["no_primiera"], abs=1e-12)
+        # clusters are games: the per-deal mean is a ratio over games, linearised per game
+        expected = stats.mean_ci(stats.linearised_ratio(want["per_game_points"], LENGTHS))
+        assert m.points.n == GAMES
+        assert m.points.low == pytest.approx(expected.low) and m.points.high == pytest.approx(
+            expected.high
+        )
+
+
+def test_categories_per_preset():
+    assert family.categories(PRESETS["classic"]) == ["cards", "coins", "primiera"]
+    assert family.categories(PRESETS["scopa-52-3p"]) == ["cards", "coins", "sevens"]
+    assert family.categories(PRESETS["escoba"]) == ["cards", "coins", "primiera"]
+
+
+def test_stopped_deals_are_not_ties_without_the_stopped_column(family_data):
+    """Without a ``stopped`` column the page reads a stopped deal from the settebello: a deal
+    played out with captures always awards it; one stopped by a winning scopa never does."""
+    root, answers = family_data
+    run = runs(root)["family-scopa-52-greedy"]
+    rules = PRESETS["scopa-52"]
+    games = family.per_game(run, rules)
+    assert int(games["counted"].sum()) == answers["scopa-52"]["played_out"]
+    assert answers["scopa-52"]["played_out"] < answers["scopa-52"]["deals"]  # some stopped
+    frame = pl.read_parquet(run.folder)
+    columns = [c for c in frame.columns if c != "stopped"]
+    proxy = frame.group_by("game", "deal").agg(family._stopped(columns).alias("stopped"))
+    stopped = proxy.filter(pl.col("stopped")).sort("game")
+    assert stopped["game"].to_list() == list(range(0, GAMES, 5))  # every fifth game ...
+    assert (stopped["deal"].to_numpy() == LENGTHS[::5] - 1).all()  # ... its last deal
+    if "stopped" in frame.columns:  # the data's own column, when the schema has it, agrees
+        column = frame.group_by("game", "deal").agg(pl.col("stopped").any())
+        assert column.filter(pl.col("stopped")).height == stopped.height
+
+
+def test_family_page(family_data):
+    root, _ = family_data
+    page = family.build(root)
+    assert page.slug == "family" and page.title == "The Scopa family side by side"
+    assert [s.heading for s in page.sections] == [
+        "Points and scope per deal",
+        "Tied categories",
+        "The dealer's edge",
+        "Game length",
+    ]
+    figures = [f for s in page.sections for f in s.figures]
+    assert len(figures) == 5 and all("<svg" in f.svg for f in figures)
+    assert [row["preset"] for row in page.data] == list(PRESETS)
+    assert [row["run"] for row in page.data] == list(family.FAMILY.values())
+    assert all(row["seed"] == 17 and row["games"] == f"{GAMES:,}" for row in page.data)
+    assert "make simulate && make report" in page.reproduce
+    assert "python -m analyses.family" in page.reproduce
+    assert "random" in page.method and "linearised per game" in page.method
+    top = max(PRESETS, key=lambda p: abs(BONUS[p]))
+    assert f"largest dealer's edge is {BONUS[top]:.3f} [" in page.finding and top in page.finding
+    main_table = page.sections[0].tables[0]
+    assert [r[0] for r in main_table.rows] == list(PRESETS)
+    ties = page.sections[1].tables[0]
+    classic = ties.rows[0]
+    assert classic[5] == "—"  # no sevens in classic
+    scopa52 = ties.rows[list(PRESETS).index("scopa-52")]
+    assert scopa52[4] == "—" and scopa52[6] == "—"  # no primiera in the 52-card game
+    html = render_page(page)
+    assert html == render_page(family.build(root))  # deterministic
+    assert html.count("<svg") == 5
+    # self-contained: apart from the SVG namespace names, nothing points off the page
+    text = re.sub(r'xmlns(:\w+)?="[^"]*"', "", html)
+    assert not re.search(r"https?://|@import|<img|<script|<link", text)
+
+
+def test_family_page_needs_its_runs(family_data, tmp_path):
+    with pytest.raises(MissingData, match="make simulate"):
+        family.build(tmp_path)
+    root, _ = family_data
+    columns, _ = preset_columns("escoba", seed=3)
+    write_run(tmp_path, "family-escoba-greedy", columns, variant="escoba", players=["random"] * 2)
+    for name in family.FAMILY.values():
+        if name != "family-escoba-greedy":
+            for path in (root / name, root / f"{name}.manifest.json"):
+                (tmp_path / path.name).symlink_to(path)
+    with pytest.raises(MissingData, match="greedy players"):
+        family.build(tmp_path)
