@@ -37,7 +37,7 @@ ENTRY_POINT_GROUP = "scopa_sim.players"
 def player(spec: str) -> Player:
     """The player a spec names, with its parameters set (see the module docstring)."""
     if not isinstance(spec, str) or not spec.strip():
-        raise RulesError("a player is a name such as greedy (see scopa-sim players)")
+        raise RulesError(f"a player is missing; name one of: {', '.join(PLAYERS)}")
     parts = [part.strip() for part in spec.strip().split(":")]
     head = [part for part in parts if "=" not in part]
     params = [part for part in parts if "=" in part]

@@ -46,6 +46,12 @@ class Observation:
     side: np.ndarray  # int8[B]: the acting player's side
     dealer_side: np.ndarray  # int8[B]
     play: int  # index of this play in the deal (0 .. plays - 1)
+    scope: np.ndarray | None = None  # int16[B, S]: scope so far this deal (public)
+    last_capturer: np.ndarray | None = None  # int8[B]: side of the last capture, -1 if none
+    #: Only for a player whose class says ``sees_hidden_cards = True`` (``cheater``, an upper
+    #: bound never ranked with fair players): every seat's hand and the deal's pack.
+    hidden_hands: np.ndarray | None = None  # uint64[B, n_players], seats in play order
+    hidden_pack: np.ndarray | None = None  # int8[B, cards], canonical order
 
     @property
     def last_play(self) -> bool:
@@ -53,6 +59,10 @@ class Observation:
 
     def take(self, rows: np.ndarray) -> Observation:
         """The observation of a subset of rows."""
+
+        def part(a):
+            return None if a is None else a[rows]
+
         return Observation(
             self.variant,
             self.hand[rows],
@@ -64,6 +74,10 @@ class Observation:
             self.side[rows],
             self.dealer_side[rows],
             self.play,
+            part(self.scope),
+            part(self.last_capturer),
+            part(self.hidden_hands),
+            part(self.hidden_pack),
         )
 
 
@@ -107,6 +121,9 @@ class Player:
     #: that only has ``act``. A subclass that changes ``act`` must set it back to None (or to a
     #: code of its own): the fused engine never calls ``act``.
     fused_code: ClassVar[int | None] = None
+    #: True only for a player that is handed the hidden cards (``Observation.hidden_*``): an
+    #: upper bound such as ``cheater``, which tournaments rate apart from the fair players.
+    sees_hidden_cards: ClassVar[bool] = False
 
     def fused_params(self, variant: Variant) -> np.ndarray:
         """The numbers the fused row policy needs for ``variant``, as one ``int64`` vector
