@@ -18,8 +18,18 @@ $(STAMP): pyproject.toml
 test: install
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
 
+# JSON lines on stdout (save them: `make bench > bench.jsonl`; chart: bench/chart.py). The
+# native yardstick is built first when there is a C compiler; without one its row says skipped.
+NATIVE := build/native_scopa
 bench: install
-	@$(BIN)/python -m scopa_sim.bench
+	@if command -v $(CC) >/dev/null 2>&1; then $(MAKE) --no-print-directory $(NATIVE) >&2; \
+	else echo "bench: no C compiler ($(CC)): the native row is skipped" >&2; fi
+	@$(BIN)/python -m scopa_sim.bench $(BENCH_ARGS)
+
+# The flags match NATIVE_FLAGS in scopa_sim/bench.py (-march=native was not clearly faster).
+$(NATIVE): bench/native_scopa.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -Wall -Wextra -o $@ $< -lm
 
 lint: install
 	$(BIN)/ruff check scopa_sim tests analyses

@@ -1,15 +1,36 @@
 """Throughput benchmark: ``python -m scopa_sim.bench`` (``make bench``).
 
-Prints one JSON document to stdout, a list of rows (progress goes to stderr). Each row is one
-:class:`Case`: ``name, variant, players, deals, seconds, deals_per_second, workers`` plus
-``batch_size``, ``timing`` and ``peak_memory_mb`` (the process's peak resident set, ru_maxrss).
+Prints one JSON object per line to stdout, one row per case, as each is measured (progress goes
+to stderr). Rows come in groups, in this order (``--only GROUP[,GROUP]`` runs a subset):
 
-Timing: each case is warmed up first (numba compilation and cache loading are excluded), then
-played ``runs`` times; ``seconds`` is the median run. Cases marked ``fresh`` run once in a new
-Python process and also report ``rss_growth_mb``: the peak RSS during the run minus the RSS after
-the warm-up. The memory rows play the same deals at two sizes: consumed in slices (each slice's
-outcomes dropped), the growth should not depend on the number of deals, only on the batch size;
-retained (one ``play_deals`` call, which returns every outcome), it grows with the deals.
+- ``native``: the native yardstick, ``build/native_scopa`` (``bench/native_scopa.c``, built
+  here with ``cc`` when missing or stale): classic random-vs-random deals in plain C. Every
+  other row carries ``native_deals_per_second`` and ``share_of_native``: its deals per second
+  over the native figure of the same run. Only classic random-vs-random rows play what the C
+  program plays; the rest use it as a fixed yardstick. It is always measured (a few seconds),
+  whatever ``--only`` says, and gives a ``skipped`` row when there is no C compiler.
+- ``engine``: ``play_deals`` and ``play_games`` in this process.
+- ``memory``: the same deals at two sizes, each in a fresh process (``rss_growth_mb``: peak
+  RSS during the run minus RSS after the warm-up). Consumed in slices (each slice's outcomes
+  dropped), the growth should not depend on the number of deals, only on the batch size;
+  retained (one ``play_deals`` call, which returns every outcome), it grows with the deals.
+- ``runner``: whole games through the runner into Parquet, one and two workers.
+- ``growth``: how cost grows: 10^4 to 10^7 classic random-vs-random deals, each size in a fresh
+  process, consumed in chunks of the runner's size so memory stays flat: deals per second and
+  peak RSS (the whole process's, imports included) against the number of deals.
+- ``process``: the whole command, ``scopa-sim simulate ... --deals 1000000 --workers 1`` and
+  ``--deals 2000000 --workers 2``, timed by the wall clock from start-up to exit (imports,
+  compilation cache loading, workers, Parquet writing); the 2-worker row has the speed-up.
+- ``presets``: every preset in the registry (``scopa_sim.rules.PRESETS``), random vs random and
+  greedy vs greedy: deals per second, ``ns_per_card`` (seconds / (deals x plays per deal)) and
+  ``per_card_vs_classic``; a preset the engines cannot play gives a ``skipped`` row.
+- ``paths``: engine paths compared on the same deals (empty until the engine has a choice of
+  path; see :func:`path_cases`).
+
+Timing: each in-process case is warmed up first (numba compilation and cache loading are
+excluded), then played ``runs`` times; ``seconds`` is the median run. Fresh-process cases
+(``fresh``) run once in a new Python process after their own warm-up. Speed is measured with
+``make bench`` on an idle machine, never in tests.
 
 To add a row, add a :class:`Case` to ``CASES`` (and a runner to ``RUNNERS`` for a new kind).
 """
@@ -20,19 +41,25 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, replace
+from functools import partial
 from pathlib import Path
 
 from scopa_sim import api
 
 SEED = 1
 RUNNER_CHUNK = 5_000  # games per chunk in the runner rows: the same for every size of run
+DEALS_CHUNK = 100_000  # deals per chunk: the runner's default in deals mode (growth rows)
+GROUPS = ("native", "engine", "memory", "runner", "growth", "process", "presets", "paths")
+RANDOM = ("random", "random")
+GREEDY = ("greedy", "greedy")
 
 
 @dataclass(frozen=True)
@@ -40,15 +67,21 @@ class Case:
     name: str
     kind: str  # a key of RUNNERS
     players: tuple[str, ...]
-    count: int  # deals, or games for kind "games"
+    count: int  # deals, or games for kind "games" and "runner"
     variant: str = "classic"
     workers: int = 1
     fresh: bool = False  # run once in a new process and report the peak RSS growth
+    group: str = "engine"
+    #: Extra keyword arguments of ``api.play_deals`` (e.g. an engine path), as (name, value).
+    engine: tuple[tuple[str, object], ...] = ()
 
 
-def _deals(case: Case, count: int | range, batch_size: int) -> int:
-    out = api.play_deals(case.variant, case.players, deals=count, seed=SEED, batch_size=batch_size)
-    return len(out)
+def _deals(case: Case, count: int | range, batch_size: int) -> dict:
+    out = api.play_deals(
+        case.variant, case.players, deals=count, seed=SEED, batch_size=batch_size,
+        **dict(case.engine),
+    )  # fmt: skip
+    return {"deals": len(out), "points_per_deal": float(out.totals.sum(axis=1).mean())}
 
 
 def _games(case: Case, count: int, batch_size: int) -> int:
@@ -60,6 +93,13 @@ def _sliced(case: Case, count: int, batch_size: int) -> int:
     """Deals played one batch per call, each batch's outcomes dropped at once."""
     for start in range(0, count, batch_size):
         _deals(case, range(start, min(start + batch_size, count)), batch_size)
+    return count
+
+
+def _chunked(case: Case, count: int, batch_size: int) -> int:
+    """Deals played a runner chunk (``DEALS_CHUNK``) per call, each chunk's outcomes dropped."""
+    for start in range(0, count, DEALS_CHUNK):
+        _deals(case, range(start, min(start + DEALS_CHUNK, count)), batch_size)
     return count
 
 
@@ -88,26 +128,69 @@ RUNNERS: dict[str, Callable[[Case, int, int], int | dict]] = {
     "deals": _deals,
     "games": _games,
     "sliced": _sliced,
+    "chunked": _chunked,
     "runner": _runner,
 }
 
-GREEDY = ("greedy", "greedy")
 CASES = [
-    Case("deals random vs random", "deals", ("random", "random"), 300_000),
+    Case("deals random vs random", "deals", RANDOM, 300_000),
     Case("deals greedy vs greedy", "deals", GREEDY, 300_000),
     Case("games greedy vs greedy", "games", GREEDY, 75_000),  # about 300,000 deals
-    Case("memory sliced 100k", "sliced", GREEDY, 100_000, fresh=True),
-    Case("memory sliced 400k", "sliced", GREEDY, 400_000, fresh=True),
-    Case("memory retained 100k", "deals", GREEDY, 100_000, fresh=True),
-    Case("memory retained 400k", "deals", GREEDY, 400_000, fresh=True),
+    Case("memory sliced 100k", "sliced", GREEDY, 100_000, fresh=True, group="memory"),
+    Case("memory sliced 400k", "sliced", GREEDY, 400_000, fresh=True, group="memory"),
+    Case("memory retained 100k", "deals", GREEDY, 100_000, fresh=True, group="memory"),
+    Case("memory retained 400k", "deals", GREEDY, 400_000, fresh=True, group="memory"),
     # The runner: chunks of whole games written to Parquet, one and two worker processes.
-    Case("runner 1 worker", "runner", ("random", "random"), 100_000),
-    Case("runner 2 workers", "runner", ("random", "random"), 100_000, workers=2),
-    Case("runner memory 50k games", "runner", GREEDY, 50_000, fresh=True),
-    Case("runner memory 200k games", "runner", GREEDY, 200_000, fresh=True),
+    Case("runner 1 worker", "runner", RANDOM, 100_000, group="runner"),
+    Case("runner 2 workers", "runner", RANDOM, 100_000, workers=2, group="runner"),
+    Case("runner memory 50k games", "runner", GREEDY, 50_000, fresh=True, group="runner"),
+    Case("runner memory 200k games", "runner", GREEDY, 200_000, fresh=True, group="runner"),
 ]
-QUICK = 10  # --quick divides every count by this
+QUICK = 10  # --quick divides every count by this (growth sizes by GROWTH_QUICK)
+
+#: How cost grows: classic random vs random at each size, each in a fresh process.
+GROWTH_SIZES = (10_000, 100_000, 1_000_000, 10_000_000)
+GROWTH_QUICK = 100
+
+#: Whole-process rows: (deals, workers) of ``scopa-sim simulate``.
+PROCESS_RUNS = ((1_000_000, 1), (2_000_000, 2))
+PROCESS_QUICK = 50  # --quick divides the deals by this ...
+PROCESS_QUICK_CHUNK = 10_000  # ... and cuts the chunks, so that two workers both have work
+
+PRESET_DEALS = 50_000
+NATIVE_DEALS = 2_000_000
 WARM_UP = 2_000  # deals (a quarter of that in games)
+
+
+def path_cases(*paths: str, deals: int = 300_000) -> list[Case]:
+    """Rows comparing engine paths on the same deals, random and greedy, one core: for an engine
+    whose ``play_deals`` takes ``path=...``, ``PATH_CASES = path_cases("lockstep", "fused")``."""
+    cases = []
+    for path in paths:
+        for p in (RANDOM, GREEDY):
+            name = f"path {path} {p[0]} vs {p[1]}"
+            cases.append(Case(name, "deals", p, deals, group="paths", engine=(("path", path),)))
+    return cases
+
+
+PATH_CASES: list[Case] = path_cases()  # no engine paths to compare yet
+
+
+def preset_cases() -> list[Case]:
+    """One row per registered preset and pair of players (classic first, the reference)."""
+    from scopa_sim.rules import PRESETS
+
+    names = sorted(PRESETS, key=lambda name: name != "classic")
+    cases = []
+    for name in names:
+        for kind in ("random", "greedy"):
+            players = (kind,) * PRESETS[name].n_sides
+            case = Case(f"preset {name} {kind} vs {kind}", "deals", players, PRESET_DEALS)
+            cases.append(replace(case, variant=name, group="presets"))
+    return cases
+
+
+# ---- measurement ----
 
 
 def peak_mb() -> float:
@@ -150,6 +233,7 @@ def measure(case: Case, count: int, batch_size: int, runs: int) -> dict:
     seconds = statistics.median(times)
     row = {
         "name": case.name,
+        "group": case.group,
         "variant": case.variant,
         "players": list(case.players),
         "deals": deals,
@@ -164,14 +248,18 @@ def measure(case: Case, count: int, batch_size: int, runs: int) -> dict:
         row["games"] = count
         row["games_per_second"] = round(count / seconds, 1)
     row.update({k: v for k, v in extra.items() if k != "deals"})
+    if "points_per_deal" in row:
+        row["points_per_deal"] = round(row["points_per_deal"], 4)
     if case.fresh:
         row["rss_growth_mb"] = round(peak_mb() - base, 1)
     return row
 
 
-def in_fresh_process(case: Case, count: int, batch_size: int) -> dict:
-    """The row of ``case`` measured by a new Python process (one run)."""
-    spec = json.dumps({"case": asdict(case), "count": count, "batch_size": batch_size})
+def in_fresh_process(case: Case, count: int, batch_size: int, runs: int = 1) -> dict:
+    """The row of ``case`` measured by a new Python process."""
+    spec = json.dumps(
+        {"case": asdict(case), "count": count, "batch_size": batch_size, "runs": runs}
+    )
     out = subprocess.run(
         [sys.executable, "-m", "scopa_sim.bench", "--child", spec],
         check=True, capture_output=True, text=True,
@@ -179,9 +267,226 @@ def in_fresh_process(case: Case, count: int, batch_size: int) -> dict:
     return json.loads(out.stdout)
 
 
+def _skipped(name: str, group: str, variant: str, players, reason: str) -> dict:
+    return {"name": name, "group": group, "variant": variant, "players": list(players),
+            "skipped": reason}  # fmt: skip
+
+
+# ---- the native yardstick ----
+
+ROOT = Path(__file__).resolve().parents[1]
+NATIVE_SOURCE = ROOT / "bench" / "native_scopa.c"
+NATIVE_BINARY = ROOT / "build" / "native_scopa"
+#: The compile command; the Makefile's rule for build/native_scopa uses the same flags.
+NATIVE_FLAGS = ("-std=c11", "-O2")
+NATIVE_NAME = "native C, random vs random"
+
+
+def native_binary() -> Path | str:
+    """The native program, compiled first if it is missing or older than its source; or the
+    reason it cannot be run."""
+    if not NATIVE_SOURCE.exists():
+        return f"no {NATIVE_SOURCE.name} beside the package (not a source checkout)"
+    fresh = NATIVE_BINARY.exists() and (
+        NATIVE_BINARY.stat().st_mtime >= NATIVE_SOURCE.stat().st_mtime
+    )
+    if fresh:
+        return NATIVE_BINARY
+    cc = os.environ.get("CC", "cc")
+    if not shutil.which(cc):
+        return f"no C compiler ({cc}) to build {NATIVE_BINARY.relative_to(ROOT)}"
+    NATIVE_BINARY.parent.mkdir(exist_ok=True)
+    build = subprocess.run(
+        [cc, *NATIVE_FLAGS, "-o", str(NATIVE_BINARY), str(NATIVE_SOURCE), "-lm"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    if build.returncode:
+        return f"{cc} failed to build the native program: {build.stderr.strip()[-300:]}"
+    return NATIVE_BINARY
+
+
+def run_native(binary: Path, deals: int, seed: int = SEED) -> dict:
+    """One run of the native program: its JSON line."""
+    out = subprocess.run(
+        [str(binary), "--deals", str(deals), "--seed", str(seed)],
+        check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    return json.loads(out.stdout)
+
+
+def native_row(deals: int, runs: int) -> dict:
+    binary = native_binary()
+    if not isinstance(binary, Path):
+        return _skipped(NATIVE_NAME, "native", "classic", RANDOM, binary)
+    results = [run_native(binary, deals) for _ in range(runs)]
+    seconds = statistics.median(r["seconds"] for r in results)
+    first = results[0]
+    return {
+        "name": NATIVE_NAME,
+        "group": "native",
+        "variant": "classic",
+        "players": list(RANDOM),
+        "deals": deals,
+        "seconds": round(seconds, 3),
+        "deals_per_second": round(deals / seconds),
+        "workers": 1,
+        "timing": f"median of {runs}" if runs > 1 else "one run",
+        "peak_memory_mb": first["peak_memory_mb"],
+        "points_per_deal": round(first["points_per_deal"], 4),
+        "points_sd": round(first["points_sd"], 4),
+        "checksum": first["checksum"],
+        "compiler": " ".join(("cc", *NATIVE_FLAGS)),
+    }
+
+
+# ---- whole processes ----
+
+#: Run by ``python -S -c``: spawn argv[2:] with output to the file argv[1], wait, and print the
+#: wall-clock seconds, exit status and peak RSS. The small helper is the command's parent so
+#: that its ru_maxrss is its own (and its reaped workers'), not inherited from this process.
+_TIMED = """
+import json, os, sys, time
+with open(sys.argv[1], "wb") as log:
+    start = time.perf_counter()
+    pid = os.posix_spawn(sys.argv[2], sys.argv[2:], os.environ, file_actions=[
+        (os.POSIX_SPAWN_DUP2, log.fileno(), 1), (os.POSIX_SPAWN_DUP2, log.fileno(), 2)])
+    _, status, usage = os.wait4(pid, 0)
+    seconds = time.perf_counter() - start
+print(json.dumps({"seconds": seconds, "status": os.waitstatus_to_exitcode(status),
+                  "peak_kib": usage.ru_maxrss}))
+"""
+
+
+def timed_command(command: list[str], log: Path) -> dict:
+    out = subprocess.run(
+        [sys.executable, "-S", "-c", _TIMED, str(log), *command],
+        check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    result = json.loads(out.stdout)
+    if result["status"]:
+        tail = log.read_text(errors="replace")[-500:]
+        raise RuntimeError(f"{' '.join(command)} exited with {result['status']}: {tail}")
+    return result
+
+
+def process_row(deals: int, workers: int, quick: bool) -> dict:
+    name = f"process simulate {workers} worker{'s' if workers > 1 else ''}"
+    script = Path(sys.executable).parent / "scopa-sim"
+    if not script.exists():
+        return _skipped(name, "process", "classic", RANDOM, f"no console script {script}")
+    with tempfile.TemporaryDirectory(prefix="scopa-bench-") as tmp:
+        command = [
+            str(script), "simulate", "--variant", "classic", "--players", "random,random",
+            "--deals", str(deals), "--workers", str(workers), "--seed", str(SEED),
+            "--out", str(Path(tmp) / "run"),
+        ]  # fmt: skip
+        if quick:
+            command += ["--chunk-size", str(PROCESS_QUICK_CHUNK)]
+        result = timed_command(command, Path(tmp) / "log.txt")
+        written = sum(f.stat().st_size for f in (Path(tmp) / "run").rglob("*.parquet"))
+    shown = [Path(command[0]).name, *command[1:-1], "<tmpdir>"]
+    return {
+        "name": name,
+        "group": "process",
+        "variant": "classic",
+        "players": list(RANDOM),
+        "deals": deals,
+        "seconds": round(result["seconds"], 3),
+        "deals_per_second": round(deals / result["seconds"]),
+        "workers": workers,
+        "timing": "one run, wall clock from start-up to exit",
+        "peak_memory_mb": round(result["peak_kib"] / 1024, 1),  # the largest single process
+        "parquet_mb": round(written / 2**20, 2),
+        "command": " ".join(shown),
+    }
+
+
+# ---- the run ----
+
+
+def jobs(groups: set[str], quick: bool, batch_size: int, runs: int) -> Iterator[tuple]:
+    """(what, row maker) for each row of the selected groups, in order."""
+    if "native" in groups:
+        deals = NATIVE_DEALS // QUICK if quick else NATIVE_DEALS
+        yield f"{NATIVE_NAME} ({deals:,})", partial(native_row, deals, runs)
+    for case in [*CASES, *PATH_CASES]:
+        if case.group in groups:
+            count = case.count // QUICK if quick else case.count
+            if case.fresh:
+                yield f"{case.name} ({count:,})", partial(in_fresh_process, case, count, batch_size)
+            else:
+                yield f"{case.name} ({count:,})", partial(measure, case, count, batch_size, runs)
+    if "growth" in groups:
+        for size in GROWTH_SIZES:
+            count = size // GROWTH_QUICK if quick else size
+            case = Case(f"growth {count:,} deals", "chunked", RANDOM, count, fresh=True,
+                        group="growth")  # fmt: skip
+            # Small sizes are over quickly: the median of several runs steadies them.
+            times = runs if count <= 100_000 else 1
+            yield case.name, partial(in_fresh_process, case, count, batch_size, times)
+    if "process" in groups:
+        for deals, workers in PROCESS_RUNS:
+            count = deals // PROCESS_QUICK if quick else deals
+            what = f"scopa-sim simulate --deals {count:,} --workers {workers}"
+            yield what, partial(process_row, count, workers, quick)
+    if "presets" in groups:
+        for case in preset_cases():
+            if quick:
+                case = replace(case, count=case.count // QUICK)
+            yield f"{case.name} ({case.count:,})", partial(preset_row, case, batch_size, runs)
+
+
+def preset_row(case: Case, batch_size: int, runs: int) -> dict:
+    from scopa_sim.rules import PRESETS, RulesError
+
+    try:
+        row = measure(case, case.count, batch_size, runs)
+    except (NotImplementedError, RulesError, ValueError) as error:
+        return _skipped(case.name, case.group, case.variant, case.players, str(error))
+    plays = PRESETS[case.variant].plays
+    row["plays_per_deal"] = plays
+    row["ns_per_card"] = round(1e9 * row["seconds"] / (row["deals"] * plays), 2)
+    return row
+
+
+def warm_compile_cache() -> None:
+    """Play a few deals here first, so that numba's on-disk cache is current before any fresh
+    process starts: a fresh process then loads the kernels instead of compiling them, and its
+    peak memory is not the compiler's (the first run after an edit of the kernels compiles)."""
+    for players in (RANDOM, GREEDY):
+        api.play_deals("classic", players, deals=100, seed=SEED)
+        api.play_games("classic", players, games=10, seed=SEED)
+
+
+def annotate(row: dict, seen: dict[str, dict]) -> None:
+    """Figures that compare a row with earlier rows of the same run."""
+    native = seen.get(NATIVE_NAME, {}).get("deals_per_second")
+    if native and row["name"] != NATIVE_NAME and "deals_per_second" in row:
+        row["native_deals_per_second"] = native
+        row["share_of_native"] = round(row["deals_per_second"] / native, 4)
+    if row.get("workers", 1) > 1 and "deals_per_second" in row:
+        one = seen.get(row["name"].replace(f"{row['workers']} workers", "1 worker"), {})
+        if "deals_per_second" in one:
+            row["speedup_vs_1_worker"] = round(row["deals_per_second"] / one["deals_per_second"], 2)
+    if row["group"] == "presets" and "ns_per_card" in row:
+        kind = row["players"][0]  # classic's own row is its reference (ratio 1)
+        classic = (
+            row if row["variant"] == "classic" else seen.get(f"preset classic {kind} vs {kind}", {})
+        )
+        if "ns_per_card" in classic:
+            row["per_card_vs_classic"] = round(row["ns_per_card"] / classic["ns_per_card"], 3)
+
+
 def main(argv: list[str] | None = None) -> list[dict]:
-    parser = argparse.ArgumentParser(description="Deals per second of the engine, as JSON rows.")
-    parser.add_argument("--quick", action="store_true", help=f"counts divided by {QUICK}")
+    parser = argparse.ArgumentParser(
+        description="Deals per second and memory of the engine, as JSON lines (one row a line)."
+    )
+    parser.add_argument("--quick", action="store_true", help="small sizes (the smoke test)")
+    parser.add_argument(
+        "--only", metavar="GROUP[,GROUP]",
+        help=f"row groups to run, from: {', '.join(GROUPS)} (native is always run: the shares "
+             "need it)",
+    )  # fmt: skip
     parser.add_argument("--batch-size", type=int, default=8192, help="deals per batch (8192)")
     parser.add_argument("--runs", type=int, default=3, help="timed runs per case (median; 3)")
     parser.add_argument("--child", help=argparse.SUPPRESS)  # a fresh-process measurement
@@ -189,29 +494,39 @@ def main(argv: list[str] | None = None) -> list[dict]:
 
     if args.child:
         spec = json.loads(args.child)
-        case = Case(**{**spec["case"], "players": tuple(spec["case"]["players"])})
-        print(json.dumps(measure(case, spec["count"], spec["batch_size"], runs=1)))
+        case = Case(
+            **{**spec["case"], "players": tuple(spec["case"]["players"]),
+               "engine": tuple(tuple(kv) for kv in spec["case"]["engine"])}
+        )  # fmt: skip
+        print(json.dumps(measure(case, spec["count"], spec["batch_size"], spec["runs"])))
         return []
+
+    groups = set(GROUPS)
+    if args.only:
+        groups = {g.strip() for g in args.only.split(",") if g.strip()}
+        unknown = groups - set(GROUPS)
+        if unknown:
+            parser.error(f"unknown group {', '.join(sorted(unknown))}; groups: {', '.join(GROUPS)}")
+        groups.add("native")
 
     load = os.getloadavg()[0]
     if load > (os.cpu_count() or 1) - 1:
         print(f"bench: load average {load:.1f}: timings suffer if other work is running",
               file=sys.stderr)  # fmt: skip
-    rows = []
-    for case in CASES:
-        count = case.count // QUICK if args.quick else case.count
-        print(f"bench: {case.name} ({count:,})...", file=sys.stderr, flush=True)
-        if case.fresh:
-            row = in_fresh_process(case, count, args.batch_size)
-        else:
-            row = measure(case, count, args.batch_size, args.runs)
-        print(f"bench:   {row['deals_per_second']:,} deals/s", file=sys.stderr, flush=True)
+    rows, seen = [], {}
+    started = time.perf_counter()
+    if groups & {"memory", "runner", "growth", "process"}:
+        warm_compile_cache()
+    for what, make in jobs(groups, args.quick, args.batch_size, args.runs):
+        print(f"bench: {what}...", file=sys.stderr, flush=True)
+        row = make()
+        annotate(row, seen)
+        seen[row["name"]] = row
         rows.append(row)
-    by_name = {row["name"]: row for row in rows}
-    one, two = by_name.get("runner 1 worker"), by_name.get("runner 2 workers")
-    if one and two:
-        two["speedup_vs_1_worker"] = round(two["deals_per_second"] / one["deals_per_second"], 2)
-    print(json.dumps(rows, indent=1))
+        what = row.get("skipped") or f"{row['deals_per_second']:,} deals/s"
+        print(f"bench:   {what}", file=sys.stderr, flush=True)
+        print(json.dumps(row), flush=True)
+    print(f"bench: {len(rows)} rows in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     return rows
 
 

@@ -1,29 +1,112 @@
-"""``make bench`` keeps working: one JSON document of well-formed rows (speed is not tested)."""
+"""``make bench`` keeps working: well-formed JSON lines, one row per case (speed is not tested),
+and the native yardstick plays the same game as the engine (its mean points per deal agree)."""
 
 from __future__ import annotations
 
 import json
+import math
+import shutil
 import subprocess
 import sys
 
 import pytest
 
-from scopa_sim import bench
+from scopa_sim import api, bench
+from scopa_sim.rules import PRESETS
+
+MEASURED = {"name", "group", "variant", "players", "deals", "seconds", "deals_per_second",
+            "workers", "timing", "peak_memory_mb"}  # fmt: skip
 
 
 @pytest.mark.xdist_group("bench")
 def test_quick_bench_prints_one_json_row_per_case():
     out = subprocess.run(
         [sys.executable, "-m", "scopa_sim.bench", "--quick", "--runs", "1"],
-        capture_output=True, text=True, check=True, timeout=300,
+        capture_output=True, text=True, check=True, timeout=600,
     )  # fmt: skip
-    rows = json.loads(out.stdout)  # stdout is the JSON document alone; progress goes to stderr
-    assert [row["name"] for row in rows] == [case.name for case in bench.CASES]
-    for row, case in zip(rows, bench.CASES, strict=True):
+    # stdout is JSON lines alone, one object a line; progress goes to stderr.
+    rows = [json.loads(line) for line in out.stdout.splitlines()]
+    assert all(isinstance(row, dict) for row in rows)
+    by_group: dict[str, list[dict]] = {}
+    for row in rows:
+        assert row["group"] in bench.GROUPS
+        by_group.setdefault(row["group"], []).append(row)
+    assert list(by_group) == [g for g in bench.GROUPS if g in by_group]  # groups in order
+
+    native = by_group["native"][0]
+    assert len(by_group["native"]) == 1 and native["name"] == bench.NATIVE_NAME
+    has_cc = "skipped" not in native
+    if has_cc:
+        assert MEASURED <= set(native) and native["points_per_deal"] > 0 and native["checksum"]
+    else:
+        assert shutil.which("cc") is None
+
+    for row in rows:
+        if "skipped" in row:
+            assert row["group"] in ("native", "presets") and row["skipped"]
+            continue
+        assert MEASURED <= set(row), row["name"]
         assert row["deals"] > 0 and row["seconds"] > 0 and row["deals_per_second"] > 0
-        assert row["workers"] == case.workers and row["peak_memory_mb"] > 0
-        assert ("rss_growth_mb" in row) == case.fresh
+        assert row["peak_memory_mb"] > 0
+        if has_cc and row is not native:
+            assert row["share_of_native"] > 0
+            assert row["native_deals_per_second"] == native["deals_per_second"]
+
+    cases = [c for c in bench.CASES if c.group in by_group]
+    kept = [row for row in rows if row["group"] in ("engine", "memory", "runner")]
+    assert [row["name"] for row in kept] == [case.name for case in cases]
+    for row, case in zip(kept, cases, strict=True):
+        assert row["workers"] == case.workers and ("rss_growth_mb" in row) == case.fresh
         if case.kind == "runner":
             assert 0 < row["write_share"] and 0 < row["bytes_per_row"] <= 40
     by_name = {row["name"]: row for row in rows}
     assert by_name["runner 2 workers"]["speedup_vs_1_worker"] > 0
+
+    growth = by_group["growth"]
+    assert [row["deals"] for row in growth] == [n // bench.GROWTH_QUICK for n in bench.GROWTH_SIZES]
+    assert all(row["rss_growth_mb"] >= 0 for row in growth)
+
+    one, two = by_group["process"]
+    assert (one["workers"], two["workers"]) == (1, 2) and two["speedup_vs_1_worker"] > 0
+    assert one["command"].startswith("scopa-sim simulate") and one["parquet_mb"] > 0
+
+    presets = by_group["presets"]
+    assert [row["variant"] for row in presets[::2]] == sorted(PRESETS, key=lambda n: n != "classic")
+    for row in presets:
+        if "skipped" not in row:
+            assert row["plays_per_deal"] == PRESETS[row["variant"]].plays
+            assert row["ns_per_card"] > 0 and row["per_card_vs_classic"] > 0
+
+
+@pytest.mark.xdist_group("bench")
+def test_only_runs_the_named_groups_and_rejects_unknown_ones(capsys):
+    rows = bench.main(["--quick", "--runs", "1", "--only", "native"])
+    assert [row["group"] for row in rows] == ["native"]
+    with pytest.raises(SystemExit):
+        bench.main(["--only", "engine,nonsense"])
+    assert "unknown group nonsense" in capsys.readouterr().err
+
+
+@pytest.mark.xdist_group("bench")
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler (cc)")
+def test_native_yardstick_agrees_with_the_engine(tmp_path):
+    """Mean points per deal (both sides), random vs random: C and Python agree within 4
+    standard errors of the difference (different random numbers, the same game)."""
+    binary = tmp_path / "native_scopa"
+    subprocess.run(
+        ["cc", *bench.NATIVE_FLAGS, "-o", str(binary), str(bench.NATIVE_SOURCE), "-lm"],
+        check=True, timeout=120,
+    )  # fmt: skip
+    deals = 200_000
+    native = bench.run_native(binary, deals, seed=7)
+    assert native["deals"] == deals and native["deals_per_s"] > 0
+    points = api.play_deals("classic", ["random", "random"], deals=deals, seed=7).totals.sum(1)
+    se = math.hypot(native["points_sd"], points.std(ddof=1)) / math.sqrt(deals)
+    assert abs(native["points_per_deal"] - points.mean()) < 4 * se
+    # Throw-ins: 29/18278 of deal attempts (RULES.md §2), within 5 standard deviations.
+    p = 29 / 18278
+    expected = deals * p / (1 - p)  # redeals before `deals` deals that were played
+    assert abs(native["throw_ins"] - expected) < 5 * math.sqrt(expected)
+    # Same seed, same deals: the checksum is reproducible; another seed changes it.
+    checksum = {seed: bench.run_native(binary, 1000, seed=seed)["checksum"] for seed in (7, 8)}
+    assert bench.run_native(binary, 1000, seed=7)["checksum"] == checksum[7] != checksum[8]
