@@ -408,11 +408,16 @@ def _edge_text(members: list[Member]) -> str:
     ahead = [m for m in members if m.edge.low > 0]
     behind = [m for m in members if m.edge.high < 0]
     neither = [m for m in members if m.edge.low <= 0 <= m.edge.high]
-    return (
-        f"The dealer's side is ahead (95 % CI above 0) in {len(ahead)} presets ({_names(ahead)}), "
-        f"behind in {len(behind)} ({_names(behind)}), and within noise of no edge in "
-        f"{len(neither)} ({_names(neither)})."
-    )
+    parts = [
+        f"{what} in {len(group)} ({_names(group)})"
+        for what, group in (
+            ("ahead (95 % CI above 0)", ahead),
+            ("behind (95 % CI below 0)", behind),
+            ("within noise of no edge (95 % CI across 0)", neither),
+        )
+        if group
+    ]
+    return f"Of the {len(members)} presets, the dealer's side is " + "; ".join(parts) + "."
 
 
 def build(data: Path) -> reporting.Page:
