@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -107,6 +107,11 @@ class DealRecord:
     seat_sides: list[int]  # the side of each seat in play order
     opening: int = 0  # escoba: escobas the dealer's side took from the opening table
     stopped_by: int | None = None  # side whose scopa won the game outright, ending the deal
+    #: Per play, the legal actions the player was offered, as (card, captured cards) in the
+    #: engine's slot order (the move is one of them); empty for a throw-in.
+    legal: list[list[tuple[int, tuple[int, ...]]]] = field(default_factory=list)
+    scores: list[int] = field(default_factory=list)  # the game scores before the deal, per side
+    players: tuple[Player, ...] = ()  # the player of each side
 
     @property
     def dealer(self) -> int:
@@ -221,7 +226,10 @@ def record_deals(rules, players, cards, *, seed, game, deal, offset, scores) -> 
     playing = np.flatnonzero(~thrown)
     records: list[DealRecord | None] = [None] * len(cards)
     for i in np.flatnonzero(thrown):
-        records[i] = DealRecord(rules, cards[i].tolist(), True, [], [], [], [])
+        records[i] = DealRecord(
+            rules, cards[i].tolist(), True, [], [], [], [], scores=np.asarray(scores)[i].tolist(),
+            players=tuple(players),
+        )  # fmt: skip
     if not len(playing):
         return records
     played = engine.play_batch(
@@ -233,11 +241,17 @@ def record_deals(rules, players, cards, *, seed, game, deal, offset, scores) -> 
     stopped = played.stopped_by >= 0
     points = scoring.score(rules, played.captured, played.scope, stopped).points
     for row, i in enumerate(playing):
-        moves = []
+        moves, legal = [], []
         for step in played.steps:
             k = step.choice[row]
             if k < 0:  # the deal stopped before this play
                 break
+            legal.append(
+                [
+                    (int(step.legal.card[row, j]), tuple(cards_of(step.legal.capture[row, j])))
+                    for j in range(step.legal.count[row])
+                ]
+            )
             moves.append(
                 Move(
                     step.seat,
@@ -257,6 +271,7 @@ def record_deals(rules, players, cards, *, seed, game, deal, offset, scores) -> 
         records[i] = DealRecord(
             rules, cards[i].tolist(), False, moves, sides, cards_of(played.leftovers[row]),
             played.seat_side[row].tolist(), int(played.opening[row]),
-            int(played.stopped_by[row]) if stopped[row] else None,
+            int(played.stopped_by[row]) if stopped[row] else None, legal,
+            np.asarray(scores)[i].tolist(), tuple(players),
         )  # fmt: skip
     return records

@@ -214,6 +214,12 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--deck", metavar="ID,ID,...", help="one pack: card ids separated by commas")
     rep.add_argument("--decks-file", type=Path, metavar="FILE", help="packs, one per line")
     rep.add_argument("--json", action="store_true", help="one JSON object per deal instead of text")
+    rep.add_argument(
+        "--html", type=Path, metavar="FILE",
+        help="also write a self-contained page that steps through the deal(s): the table and "
+        "every hand before each play, the legal alternatives, and the player's evaluation of "
+        "each when it has one (explain, docs/players.md)",
+    )  # fmt: skip
 
     cmp = commands.add_parser(
         "compare",
@@ -485,6 +491,8 @@ def load_batch(path: Path, seed: int | None = None) -> list[tuple[RunConfig, int
 
 
 def _replay(args, parser) -> int:
+    if args.html:
+        _check_writable(args.html)
     if args.run:
         records = [api.replay_run_deal(args.run, args.game, args.deal)]
     else:
@@ -503,9 +511,23 @@ def _replay(args, parser) -> int:
             except RulesError as err:
                 raise RulesError(f"{where}: {err}") from None
         records = api.play_packs(rules, args.players.split(","), packs, seed=args.seed)
+    if args.html:
+        from scopa_sim import reporting
+
+        page = reporting.render_replay(records, title=_replay_title(args))
+        try:
+            args.html.write_text(page, encoding="utf-8")
+        except OSError as err:
+            raise RulesError(f"cannot write {args.html}: {err.strerror}") from None
     for record in records:
         print(json.dumps(record.to_json()) if args.json else format_record(record))
     return 0
+
+
+def _replay_title(args) -> str:
+    if args.run:
+        return f"Replay of {args.run.name}, game {args.game}, deal {args.deal}"
+    return f"Replay: {args.players}, seed {args.seed}"
 
 
 def _read_lines(path: Path) -> list[str]:
