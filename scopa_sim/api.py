@@ -64,10 +64,15 @@ def play_deals(
     deals: int | range,
     seed: int,
     batch_size: int = 8192,
+    path: str = "auto",
 ) -> DealOutcomes:
-    """Independent deals (no game score), the deal passing round the table; per-deal outcomes."""
+    """Independent deals (no game score), the deal passing round the table; per-deal outcomes.
+
+    ``path`` is the engine path: "auto" (the default: whole deals compiled when every player
+    has a fused row policy, as random and greedy do), "fused" or "lockstep"; the outcomes are
+    the same on every path (``engine.batch.batch_player``)."""
     rules, players = resolve(rules, players)
-    return engine.play_deals(rules, players, seed, _span(deals, "deals"), batch_size)
+    return engine.play_deals(rules, players, seed, _span(deals, "deals"), batch_size, path)
 
 
 def play_games(
@@ -77,10 +82,12 @@ def play_games(
     games: int | range,
     seed: int,
     batch_size: int = 8192,
+    path: str = "auto",
 ) -> DealOutcomes:
-    """Whole games to the target; per-deal outcomes, ordered by game then deal."""
+    """Whole games to the target; per-deal outcomes, ordered by game then deal. ``path``: as
+    for :func:`play_deals`."""
     rules, players = resolve(rules, players)
-    return engine.play_games(rules, players, seed, _span(games, "games"), batch_size)
+    return engine.play_games(rules, players, seed, _span(games, "games"), batch_size, path)
 
 
 @dataclass(frozen=True)

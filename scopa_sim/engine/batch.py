@@ -52,6 +52,9 @@ class DealBatch:
     opening: np.ndarray  # int8[B]: escobas the dealer's side took from the opening table
     stopped_by: np.ndarray  # int8[B]: side that won outright by a scopa, else -1
     steps: list[Step] | None
+    #: With ``play_batch(..., snapshot=k)``: every row's state just before play ``k``
+    #: (a ``fused.DealState``; rows stopped before then hold their state at the stop).
+    snapshot: object | None = None
 
 
 def check_players(variant: Variant, players: Sequence[Player]) -> tuple[Player, ...]:
@@ -148,11 +151,14 @@ def play_batch(
     game: np.ndarray,
     deal: np.ndarray,
     record: bool = False,
+    snapshot: int | None = None,
 ) -> DealBatch:
     """Play one deal per row of ``packs`` (``int8[B, cards]``, canonical order, RULES.md §2).
 
     ``scores`` are the game scores before the deal, which players see and which decide
     whether a scopa wins outright (``scopa_wins_immediately``: that row's deal stops there).
+    ``snapshot=k`` keeps the state of every row just before play ``k`` (``DealBatch.snapshot``),
+    from which ``fused.play_from_states`` can continue.
     """
     players = check_players(variant, players)
     groups = _groups(players)
@@ -169,6 +175,7 @@ def play_batch(
     played = np.zeros(rows, np.uint64)
     last_capturer = np.full(rows, -1, np.int8)
     stopped_by = np.full(rows, -1, np.int8)
+    state_at = None
     steps: list[Step] | None = [] if record else None
     decision_keys = seeding.deal_keys(player_key, game, deal)
     everyone = np.arange(rows)
@@ -190,6 +197,11 @@ def play_batch(
             position += hand_size
         for _ in range(hand_size):
             for seat in range(n):
+                if play == snapshot:
+                    state_at = _snapshot(
+                        packs, hands, table, captured, scope, played, last_capturer, play,
+                        seat_side, scores, decision_keys,
+                    )  # fmt: skip
                 live = everyone if stopped_by.max() < 0 else np.flatnonzero(stopped_by < 0)
                 arrays = kernels.legal_actions(
                     hands[seat][live], table[live], rules.ranks, rules.fewest, rules.forced,
@@ -219,16 +231,38 @@ def play_batch(
                     steps.append(_full_step(seat, live, rows, legal, choice, scopa))
                 play += 1
 
+    if snapshot == play:
+        state_at = _snapshot(
+            packs, hands, table, captured, scope, played, last_capturer, play, seat_side,
+            scores, decision_keys,
+        )  # fmt: skip
+
     # §4: the last capturer takes what is left on the table; if nobody captured, nobody does.
-    # A stopped deal (§6) leaves the table and the unplayed hands to nobody.
+    # A stopped deal (§6) leaves every card not captured to nobody: the table, the hands and the
+    # cards not dealt yet.
     takes = (last_capturer >= 0) & (stopped_by < 0)
     who = np.flatnonzero(takes)
     captured[last_capturer[who], who] |= table[who]
-    unplayed = np.bitwise_or.reduce(hands, axis=0)
-    leftovers = np.where(takes, np.uint64(0), table | unplayed)
+    leftovers = np.where(takes, np.uint64(0), table | np.bitwise_or.reduce(hands, axis=0))
+    stopped = stopped_by >= 0
+    pack = np.uint64((1 << variant.pack.n_cards) - 1)
+    leftovers[stopped] = pack & ~np.bitwise_or.reduce(captured[:, stopped], axis=0)
     return DealBatch(
-        captured.T.copy(), scope.T.copy(), leftovers, seat_side, opening, stopped_by, steps
-    )
+        captured.T.copy(), scope.T.copy(), leftovers, seat_side, opening, stopped_by, steps,
+        state_at,
+    )  # fmt: skip
+
+
+def _snapshot(
+    packs, hands, table, captured, scope, played, last_capturer, play, seat_side, scores, keys
+):  # fmt: skip
+    from scopa_sim.engine.fused import DealState
+
+    return DealState(
+        packs.copy(), hands.T.copy(), table.copy(), captured.T.copy(), scope.T.copy(),
+        played.copy(), last_capturer.copy(), np.full(len(table), play, np.int64),
+        seat_side.copy(), np.array(scores, np.int16), keys.copy(),
+    )  # fmt: skip
 
 
 def _stop_winners(variant, rows, side, scores, scope, stopped_by) -> None:
@@ -276,20 +310,43 @@ def _choose(groups, side, obs, legal, rng) -> np.ndarray:
     return choice
 
 
+#: Engine paths of ``play_deals`` and ``play_games``.
+PATHS = ("auto", "fused", "lockstep")
+
+
+def batch_player(players: Sequence[Player], path: str):
+    """The function that plays one batch on ``path``: "lockstep" (:func:`play_batch`, any
+    players), "fused" (``fused.play_batch``: whole deals compiled, for players that all have a
+    fused row policy, ``Player.fused_code``) or "auto" (fused when every player has one). Both
+    give identical outcomes."""
+    from scopa_sim.engine import fused
+
+    if path not in PATHS:
+        raise ValueError(f"unknown engine path {path!r}; choose one of: {', '.join(PATHS)}")
+    if path == "fused":
+        fused.check_fusable(players)
+    if path == "fused" or (path == "auto" and fused.fusable(players)):
+        return fused.play_batch
+    return play_batch
+
+
 def play_games(
     variant: Variant,
     players: Sequence[Player],
     seed: int,
     games: range,
     batch_size: int = 8192,
+    path: str = "auto",
 ) -> DealOutcomes:
     """Play whole games ``games`` (global game numbers) to the target; every deal of each.
 
     A batch keeps ``batch_size`` games in flight: each round plays one deal of every game in
     flight, and finished games make room for new ones. Randomness is keyed by (game, deal), so
-    the outcome does not depend on ``batch_size``.
+    the outcome does not depend on ``batch_size``, nor on the engine ``path``
+    (:func:`batch_player`).
     """
     players = check_players(variant, players)
+    play = batch_player(players, path)
     pack_key = seeding.stream_key(seed, seeding.PACKS)
     player_key = seeding.stream_key(seed, seeding.PLAYERS)
     n, sides = variant.n_players, variant.n_sides
@@ -311,7 +368,7 @@ def play_games(
         if not len(game):
             break
         packs, redeals = deal_packs(variant, pack_key, game, deal)
-        batch = play_batch(
+        batch = play(
             variant, players, packs, offset=seat_offsets(first, deal, n), scores=score,
             player_key=player_key, game=game, deal=deal,
         )  # fmt: skip
@@ -333,14 +390,17 @@ def play_deals(
     seed: int,
     deals: range,
     batch_size: int = 8192,
+    path: str = "auto",
 ) -> DealOutcomes:
     """Play independent deals ``deals`` with no game score.
 
     Deal ``i`` is keyed as game ``i``, deal 0: a one-deal game whose dealer is drawn like any
     game's first dealer. No game is won (``final`` is false), but a deal stops at a scopa that
-    reaches the target under ``scopa_wins_immediately``, as in a game.
+    reaches the target under ``scopa_wins_immediately``, as in a game. ``path``: see
+    :func:`batch_player`.
     """
     players = check_players(variant, players)
+    play = batch_player(players, path)
     pack_key = seeding.stream_key(seed, seeding.PACKS)
     player_key = seeding.stream_key(seed, seeding.PLAYERS)
     sides = variant.n_sides
@@ -351,7 +411,7 @@ def play_deals(
         first = first_dealers(variant, pack_key, game)
         packs, redeals = deal_packs(variant, pack_key, game, deal)
         zero = np.zeros((len(game), sides), np.int16)
-        batch = play_batch(
+        batch = play(
             variant, players, packs, offset=seat_offsets(first, deal, variant.n_players),
             scores=zero, player_key=player_key, game=game, deal=deal,
         )  # fmt: skip

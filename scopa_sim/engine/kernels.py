@@ -16,35 +16,52 @@ import functools
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 from scopa_sim.rules import Capture, Variant
 
-_MAX_TABLE = 64
+
+def _bit_intrinsic(name: str, doc: str):
+    """LLVM's ``ctpop`` or ``cttz`` of an integer as an int64-valued numba intrinsic: one
+    instruction (popcnt, tzcnt) where the CPU has it."""
+
+    def typer(typingctx, x):
+        if not isinstance(x, types.Integer):
+            return None
+
+        def codegen(context, builder, signature, args):
+            (value,) = args
+            if name == "ctpop":
+                out = builder.ctpop(value)
+            else:  # cttz, defined (the width) on zero
+                out = builder.cttz(value, ir.Constant(ir.IntType(1), 0))
+            if value.type.width < 64:
+                return builder.zext(out, ir.IntType(64))
+            return out
+
+        return types.int64(x), codegen
+
+    typer.__name__ = typer.__qualname__ = f"_{name}"
+    typer.__doc__ = doc
+    return intrinsic(typer)
+
+
+_ctpop = _bit_intrinsic("ctpop", "Number of set bits.")
+_cttz = _bit_intrinsic("cttz", "Number of trailing zero bits.")
 
 
 @njit(cache=True, nogil=True)
 def _popcount(x):
-    n = 0
-    while x:
-        x &= x - np.uint64(1)
-        n += 1
-    return n
-
-
-_DEBRUIJN = np.array(
-    [0, 1, 48, 2, 57, 49, 28, 3, 61, 58, 50, 42, 38, 29, 17, 4, 62, 55, 59, 36, 53, 51, 43, 22,
-     45, 39, 33, 30, 24, 18, 12, 5, 63, 47, 56, 27, 60, 41, 37, 16, 54, 35, 52, 21, 44, 32, 23, 11,
-     46, 26, 40, 15, 34, 20, 31, 10, 25, 14, 19, 9, 13, 8, 7, 6],
-    np.int64,
-)  # fmt: skip
+    """Number of cards in a mask."""
+    return _ctpop(x)
 
 
 @njit(cache=True, nogil=True)
 def lowest_card(x):
-    """Id of the lowest set bit of a non-zero mask (de Bruijn multiplication)."""
-    low = x & (~x + np.uint64(1))
-    return _DEBRUIJN[(low * np.uint64(0x03F79D71B4CB0A89)) >> np.uint64(58)]
+    """Id of the lowest set bit of a non-zero mask."""
+    return _cttz(x)
 
 
 #: Capture rules as the kernels know them (``scopa_sim.rules.Capture``).
@@ -81,56 +98,71 @@ class KernelRules:
         )
 
 
+#: Deepest sum capture: a set of cards summing to at most 14 holds at most 14 cards.
+_MAX_DEPTH = 16
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _rank_major(cards, ranks, spread):
+    """``cards`` with card ``(rank r, suit s)`` moved to bit ``4 * (r - 1) + s``, so that the
+    lowest bits come in (rank, suit) order; ``spread`` is :func:`_spreads` of the pack."""
+    low = (np.uint64(1) << np.uint64(ranks)) - np.uint64(1)
+    r = np.uint64(ranks)
+    return (
+        spread[cards & low]
+        | (spread[(cards >> r) & low] << np.uint64(1))
+        | (spread[(cards >> (r + r)) & low] << np.uint64(2))
+        | (spread[(cards >> (r + r + r)) & low] << np.uint64(3))
+    )
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _sum_captures(
-    c, table, target, upper, min_depth, rank_mask, fewest, out_card, out_capture, out_group, b,
-    cap, n, group, t_card, t_rank, idx,
+    c, cands, target, ranks, fewest, out_card, out_capture, out_group, b, cap, n, group,
+    st_rem, st_left, st_set,
 ):  # fmt: skip
-    """Append card ``c``'s captures of table sets summing to ``target`` (sets of more than
-    ``min_depth`` cards, of ranks up to ``upper``) from slot ``n``; return the new count."""
+    """Append card ``c``'s captures of the sets of ``cands`` (table cards in rank-major bits,
+    :func:`_rank_major`) summing to ``target`` from slot ``n``; return the new count.
+
+    Depth-first in (rank, suit) order: each card is taken (then only later cards that still fit
+    are tried with it) or passed over, so sets come out in lexicographic order of their cards.
+    ``st_*`` are scratch stacks of ``_MAX_DEPTH`` entries.
+    """
     one = np.uint64(1)
     first = n
-    # The table cards that can be part of the sum, by (rank, suit).
-    n_table = 0
-    for r in range(1, upper + 1):
-        cards = table & rank_mask[r]
-        while cards:
-            t_card[n_table] = lowest_card(cards)
-            t_rank[n_table] = r
-            n_table += 1
-            cards &= cards - one
-    # Depth-first over the sorted table, pruning as soon as the next (larger) rank overshoots.
-    depth = 0
-    idx[0] = 0
-    total = 0
-    mask = np.uint64(0)
     fewest_size = 1 << 30
-    while True:
-        i = idx[depth]
-        if i < n_table and total + t_rank[i] <= target:
-            if total + t_rank[i] == target:
-                if depth >= min_depth:
-                    if n < cap:
-                        out_card[b, n] = c
-                        out_capture[b, n] = mask | (one << np.uint64(t_card[i]))
-                        out_group[b, n] = group
-                    n += 1
-                    if depth + 1 < fewest_size:
-                        fewest_size = depth + 1
-                idx[depth] = i + 1
-            else:
-                total += t_rank[i]
-                mask |= one << np.uint64(t_card[i])
-                depth += 1
-                idx[depth] = i + 1
-        else:
-            if depth == 0:
-                break
+    depth = 0
+    st_rem[0] = cands
+    st_left[0] = target
+    st_set[0] = np.uint64(0)
+    while depth >= 0:
+        cards = st_rem[depth]
+        if cards == 0:
             depth -= 1
-            j = idx[depth]
-            total -= t_rank[j]
-            mask ^= one << np.uint64(t_card[j])
-            idx[depth] = j + 1
+            continue
+        i = lowest_card(cards)
+        r = (i >> 2) + 1
+        left = st_left[depth]
+        if r > left:  # every later card is of a higher rank
+            depth -= 1
+            continue
+        rest = cards & (cards - one)
+        st_rem[depth] = rest
+        bit = one << np.uint64((i & 3) * ranks + r - 1)
+        if r == left:
+            if n < cap:
+                out_card[b, n] = c
+                out_capture[b, n] = st_set[depth] | bit
+                out_group[b, n] = group
+            n += 1
+            if depth + 1 < fewest_size:
+                fewest_size = depth + 1
+        else:
+            fits = (one << np.uint64(4 * (left - r))) - one  # cards of rank up to left - r
+            st_rem[depth + 1] = rest & fits
+            st_left[depth + 1] = left - r
+            st_set[depth + 1] = st_set[depth] | bit
+            depth += 1
     if fewest and n > first and n <= cap:
         kept = first
         for k in range(first, n):
@@ -147,58 +179,77 @@ def _sum_captures(
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _card_captures(
+    c, v, table, table_rm, ranks, rank_mask, rule, fewest, out_card, out_capture, out_group,
+    b, cap, n, group, st_rem, st_left, st_set,
+):  # fmt: skip
+    """Append the captures card ``c`` (of rank ``v``) can make from ``table`` (``table_rm``:
+    the same cards by :func:`_rank_major`) from slot ``n``, all in group ``group``; return the
+    new count (unchanged when the card captures nothing). ``fewest`` applies; ``forced`` is a
+    matter of the whole row (:func:`_row_actions`)."""
+    one = np.uint64(1)
+    if rule == FIFTEEN:
+        # Escoba: any set of one or more table cards making 15 with the played card.
+        target = 15 - v
+        fits = (one << np.uint64(4 * min(target, ranks))) - one
+        return _sum_captures(
+            c, table_rm & fits, target, ranks, fewest, out_card, out_capture, out_group, b, cap,
+            n, group, st_rem, st_left, st_set,
+        )  # fmt: skip
+    match = table & rank_mask[v]
+    if match:
+        # Equal rank takes precedence: one action per table card of that rank.
+        while match:
+            t = lowest_card(match)
+            match &= match - one
+            if n < cap:
+                out_card[b, n] = c
+                out_capture[b, n] = one << np.uint64(t)
+                out_group[b, n] = group
+            n += 1
+        return n
+    if rule == ACE_TAKES_ALL and v == 1:
+        # Asso piglia tutto: with no ace on the table, an ace takes all of it.
+        if table:
+            if n < cap:
+                out_card[b, n] = c
+                out_capture[b, n] = table
+                out_group[b, n] = group
+            n += 1
+        return n
+    # Every set of two or more table cards summing to v (all of rank below v).
+    fits = (one << np.uint64(4 * (v - 1))) - one
+    return _sum_captures(
+        c, table_rm & fits, v, ranks, fewest, out_card, out_capture, out_group, b, cap, n,
+        group, st_rem, st_left, st_set,
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _row_actions(
-    hand, table, ranks, rank_mask, rule, fewest, forced, out_card, out_capture, out_group, b,
-    cap, t_card, t_rank, idx,
+    hand, table, ranks, rank_mask, rank_of, spread, rule, fewest, forced, out_card,
+    out_capture, out_group, b, cap, st_rem, st_left, st_set,
 ):  # fmt: skip
     """Legal actions of one decision point, written from slot 0; returns how many there are.
 
     Writes at most ``cap`` actions but always counts them all, so the caller can retry with
     room for the largest row. ``out_group`` numbers the playable cards of the row 0, 1, ...
+    in card id order. ``rank_of[c]`` is card ``c``'s rank, ``spread`` :func:`_spreads`.
     """
     one = np.uint64(1)
     n = 0
     group = 0
     any_capture = False
+    table_rm = _rank_major(table, ranks, spread)
     rest_hand = hand
     while rest_hand:
         c = lowest_card(rest_hand)
         rest_hand &= rest_hand - one
-        v = c % ranks + 1
         first = n
-        if rule == FIFTEEN:
-            # Escoba: any set of one or more table cards making 15 with the played card.
-            target = 15 - v
-            n = _sum_captures(
-                c, table, target, min(target, ranks), 0, rank_mask, fewest, out_card,
-                out_capture, out_group, b, cap, n, group, t_card, t_rank, idx,
-            )  # fmt: skip
-        else:
-            match = table & rank_mask[v]
-            if match:
-                # Equal rank takes precedence: one action per table card of that rank.
-                while match:
-                    t = lowest_card(match)
-                    match &= match - one
-                    if n < cap:
-                        out_card[b, n] = c
-                        out_capture[b, n] = one << np.uint64(t)
-                        out_group[b, n] = group
-                    n += 1
-            elif rule == ACE_TAKES_ALL and v == 1:
-                # Asso piglia tutto: with no ace on the table, an ace takes all of it.
-                if table:
-                    if n < cap:
-                        out_card[b, n] = c
-                        out_capture[b, n] = table
-                        out_group[b, n] = group
-                    n += 1
-            else:
-                # Every set of two or more table cards summing to v (all of rank below v).
-                n = _sum_captures(
-                    c, table, v, v - 1, 1, rank_mask, fewest, out_card, out_capture, out_group,
-                    b, cap, n, group, t_card, t_rank, idx,
-                )  # fmt: skip
+        n = _card_captures(
+            c, rank_of[c], table, table_rm, ranks, rank_mask, rule, fewest, out_card,
+            out_capture, out_group, b, cap, n, group, st_rem, st_left, st_set,
+        )  # fmt: skip
         if n > first:
             any_capture = True
         else:
@@ -227,25 +278,26 @@ def _row_actions(
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def legal_actions_into(
-    hands, tables, rows, rank_mask, rule, fewest, forced, out_card, out_capture, out_group,
-    counts, n_cards,
+    hands, tables, rows, rank_mask, rank_of, spread, rule, fewest, forced, out_card,
+    out_capture, out_group, counts, n_cards, st_rem, st_left, st_set,
 ):  # fmt: skip
     """Fill row ``b``'s legal actions into ``out_*[b]`` for each b in ``rows``, padded up to the
     largest count (or the width); set ``counts[b]`` and ``n_cards[b]``. Returns the largest
-    count."""
+    count. ``st_*`` are scratch stacks of ``_MAX_DEPTH`` entries.
+
+    Compiled without numba's reference counting (``_nrt=False``; it allocates nothing): the
+    counting of the arrays handed to the inlined row functions cost more than the search.
+    """
     cap = out_card.shape[1]
     ranks = len(rank_mask) - 1
-    t_card = np.empty(_MAX_TABLE + 1, np.int64)
-    t_rank = np.empty(_MAX_TABLE + 1, np.int64)
-    idx = np.empty(_MAX_TABLE + 1, np.int64)
     top = 0
     for k in range(len(rows)):
         b = rows[k]
         n = _row_actions(
-            hands[b], tables[b], ranks, rank_mask, rule, fewest, forced, out_card, out_capture,
-            out_group, b, cap, t_card, t_rank, idx,
+            hands[b], tables[b], ranks, rank_mask, rank_of, spread, rule, fewest, forced,
+            out_card, out_capture, out_group, b, cap, st_rem, st_left, st_set,
         )  # fmt: skip
         counts[b] = n
         top = max(top, n)
@@ -271,6 +323,37 @@ def _rank_masks(ranks: int) -> np.ndarray:
     return masks
 
 
+@functools.cache
+def _ranks_of(ranks: int) -> np.ndarray:
+    """``[c]``: the rank of card id ``c`` (``c % ranks + 1``; 64 entries)."""
+    return (np.arange(64) % ranks + 1).astype(np.int64)
+
+
+@functools.cache
+def _spreads(ranks: int) -> np.ndarray:
+    """``[pattern]``: one suit's ``ranks``-bit pattern of ranks with rank ``r`` moved to bit
+    ``4 * (r - 1)`` (see :func:`_rank_major`)."""
+    pattern = np.arange(1 << ranks, dtype=np.uint64)
+    out = np.zeros(1 << ranks, np.uint64)
+    for r in range(ranks):
+        out |= ((pattern >> np.uint64(r)) & np.uint64(1)) << np.uint64(4 * r)
+    return out
+
+
+def stack_scratch() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Scratch stacks of the sum search (``st_rem``, ``st_left``, ``st_set``) for one caller."""
+    return (
+        np.empty(_MAX_DEPTH, np.uint64),
+        np.empty(_MAX_DEPTH, np.int64),
+        np.empty(_MAX_DEPTH, np.uint64),
+    )
+
+
+def row_tables(ranks: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The lookup tables :func:`_row_actions` takes: ``rank_mask``, ``rank_of``, ``spread``."""
+    return _rank_masks(ranks), _ranks_of(ranks), _spreads(ranks)
+
+
 def legal_actions(
     hands, tables, ranks: int, fewest: bool, forced: bool, width: int = 16, rule: int = MATCH_OR_SUM
 ):
@@ -288,10 +371,11 @@ def legal_actions(
     counts = np.empty(n, np.int64)
     n_cards = np.empty(n, np.int64)
     rows = np.arange(n)
-    rank_mask = _rank_masks(ranks)
+    rank_mask, rank_of, spread = row_tables(ranks)
+    stacks = stack_scratch()
     top = legal_actions_into(
-        hands, tables, rows, rank_mask, rule, fewest, forced, card, capture, group, counts,
-        n_cards,
+        hands, tables, rows, rank_mask, rank_of, spread, rule, fewest, forced, card, capture,
+        group, counts, n_cards, *stacks,
     )  # fmt: skip
     if top > width:
         over = np.flatnonzero(counts > width)
@@ -301,8 +385,8 @@ def legal_actions(
             new[:, width:] = pad
         card, capture, group = wide
         legal_actions_into(
-            hands, tables, over, rank_mask, rule, fewest, forced, card, capture, group, counts,
-            n_cards,
+            hands, tables, over, rank_mask, rank_of, spread, rule, fewest, forced, card,
+            capture, group, counts, n_cards, *stacks,
         )  # fmt: skip
         top = int(counts.max())
     top = max(top, 1)

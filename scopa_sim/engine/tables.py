@@ -336,7 +336,8 @@ def throughput(fn, hands, tables_, batch: int, ranks: int = 10, repeats: int = 5
 
 
 def engine_throughput(fn, deals: int, players=("greedy", "greedy"), repeats: int = 3) -> float:
-    """Deals per second of ``api.play_deals`` with ``fn`` swapped in for the kernel (median)."""
+    """Deals per second of ``api.play_deals`` with ``fn`` swapped in for the kernel (median),
+    on the lockstep path (the one that calls ``engine.legal_actions``)."""
     import time
 
     from scopa_sim import api
@@ -345,11 +346,11 @@ def engine_throughput(fn, deals: int, players=("greedy", "greedy"), repeats: int
     saved = engine.legal_actions
     engine.legal_actions = fn
     try:
-        api.play_deals("classic", players, deals=1000, seed=0)
+        api.play_deals("classic", players, deals=1000, seed=0, path="lockstep")
         times = []
         for _ in range(repeats):
             start = time.perf_counter()
-            api.play_deals("classic", players, deals=deals, seed=1)
+            api.play_deals("classic", players, deals=deals, seed=1, path="lockstep")
             times.append(time.perf_counter() - start)
     finally:
         engine.legal_actions = saved

@@ -1,0 +1,456 @@
+"""The fused engine: each deal of a batch played from start to end inside one compiled function.
+
+The lockstep engine (``batch.play_batch``) makes one Python iteration per play over the whole
+batch, so any player can take part; this path is for players that also have a compiled *row
+policy* (``Player.fused_code``, players/base.py). Per row and per play the kernel
+
+1. deals the next hand from the pack when a hand starts,
+2. writes the acting seat's legal actions into a small scratch buffer with
+   ``kernels._row_actions`` (row 0 of the scratch; a row with more actions than the buffer holds
+   is redone in a larger one, as ``kernels.legal_actions`` does),
+3. lets the side's row policy choose (``_choose_row``: the random player's ``pick_row`` on the
+   same random numbers ``seeding.DecisionRandom`` would give it, the greedy player's
+   ``greedy_row``),
+4. plays the choice with ``kernels.apply_row`` and stops the deal at a scopa that wins the game
+   under ``scopa_wins_immediately``,
+
+and ends the deal as the lockstep engine does (the last capturer takes the table; a stopped
+deal leaves every card not captured to nobody). The rule code is the lockstep engine's own row
+functions, inlined: there is no second copy of the rules. Scoring stays ``scoring.score``,
+vectorised over the batch after the kernel.
+
+Two entry points: :func:`play_batch` plays packs (what ``batch.play_deals`` and
+``batch.play_games`` use), :func:`play_from_states` continues given mid-deal states
+(:class:`DealState`), e.g. for search rollouts.
+
+Numba's cache keys a compiled function by its own file only: after editing a function this
+kernel inlines from another module (``kernels``, ``players.random``, ``players.greedy``,
+``seeding``), delete ``scopa_sim/engine/__pycache__/fused.*.nb*`` (or touch this file).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from scopa_sim import seeding
+from scopa_sim.engine import batch as lockstep
+from scopa_sim.engine import kernels
+from scopa_sim.engine.kernels import (
+    _card_captures,
+    _popcount,
+    _rank_major,
+    _row_actions,
+    apply_row,
+    lowest_card,
+)
+from scopa_sim.players.base import FUSED_GREEDY, FUSED_RANDOM, Player
+from scopa_sim.players.greedy import greedy_row
+from scopa_sim.players.random import pick_row
+from scopa_sim.rules import Variant
+from scopa_sim.seeding import mix64_scalar
+
+_ONE = np.uint64(1)
+_S11 = np.uint64(11)
+#: Calls to ``DecisionRandom.random()`` a fused policy may make per decision (column 0 each).
+_CALLS = 4
+#: Legal actions the kernel's scratch holds; a wider decision point gets its own buffer.
+_SCRATCH = 64
+
+
+def fusable(players: Sequence[object]) -> bool:
+    """Whether every player has a fused row policy (any object without one: no)."""
+    return all(getattr(p, "fused_code", None) is not None for p in players)
+
+
+@dataclass(frozen=True)
+class DealState:
+    """Deals in progress, one row each, just before play ``play[b]`` of the deal.
+
+    The hand that play belongs to has been dealt (``hands``); the hands after it are dealt from
+    ``pack`` at their turn, exactly as from a full pack. Seats are in play order (seat 0 leads,
+    seat ``n_players - 1`` deals); sides are absolute. Rows must be deals still going on (not
+    stopped by ``scopa_wins_immediately``). ``batch.play_batch(..., snapshot=k)`` records the
+    state of every row at play ``k``.
+    """
+
+    pack: np.ndarray  # int8[B, cards]: the deal's pack in canonical order (RULES.md §2)
+    hands: np.ndarray  # uint64[B, n_players]: each seat's hand
+    table: np.ndarray  # uint64[B]
+    captured: np.ndarray  # uint64[B, S]: each side's captures so far
+    scope: np.ndarray  # int16[B, S]: scope so far (opening escobas included)
+    played: np.ndarray  # uint64[B]: cards played from hands so far
+    last_capturer: np.ndarray  # int8[B]: side of the last capture, -1 if none yet
+    play: np.ndarray  # int64[B]: the next play (0 .. plays; plays: the deal is fully played)
+    seat_side: np.ndarray  # int8[B, n_players]: the side of each seat
+    scores: np.ndarray  # int16[B, S]: game scores before the deal (scopa_wins_immediately)
+    deal_keys: np.ndarray  # uint64[B]: key of each row's random numbers (seeding.deal_keys)
+
+    def take(self, rows) -> DealState:
+        return DealState(*(getattr(self, f)[rows] for f in self.__dataclass_fields__))
+
+
+@dataclass(frozen=True)
+class DealEnd:
+    """How each deal of :func:`play_from_states` ended (score it with ``scoring.score``)."""
+
+    captured: np.ndarray  # uint64[B, S], the last capturer's leftovers included
+    scope: np.ndarray  # int16[B, S]
+    leftovers: np.ndarray  # uint64[B]: cards that went to nobody
+    stopped_by: np.ndarray  # int8[B]: side that won outright by a scopa, else -1
+
+
+# The kernel ------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _uniform(bits):
+    """``seeding.to_uniform`` of one draw."""
+    return np.float64(bits >> _S11) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _decide(
+    code, params, hand, table, scopa_ok, u_card, u_capture, ranks, rank_mask, rank_of, spread,
+    rule, fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture,
+    act_group, st_rem, st_left, st_set,
+):  # fmt: skip
+    """Policy ``code``'s action at one decision point: ``(count, card, taken)``.
+
+    The legal actions go to scratch row 0 (``act_*``, of ``cap`` slots); a ``count`` above
+    ``cap`` means they did not fit (card and taken are then meaningless). ``params`` is the
+    player's ``fused_params``; ``u_card`` and ``u_capture`` the random player's two draws.
+    Raises for an unknown code.
+    """
+    one = np.uint64(1)
+    cap = act_card.shape[1]
+    if code == FUSED_RANDOM and not forced:
+        # The random player's pick (players/random.py, pick_row) needs the captures of the card
+        # it picks alone: without forced_capture every card of the hand is playable, group k
+        # being the k-th card by id.
+        n_cards = _popcount(hand)
+        k = min(int(u_card * n_cards), n_cards - 1)
+        rest = hand
+        for _ in range(k):
+            rest &= rest - one
+        card = lowest_card(rest)
+        count = _card_captures(
+            card, rank_of[card], table, _rank_major(table, ranks, spread), ranks, rank_mask,
+            rule, fewest, act_card, act_capture, act_group, 0, cap, 0, 0, st_rem, st_left,
+            st_set,
+        )  # fmt: skip
+        if count == 0:
+            return 1, card, np.uint64(0)  # a lay
+        if count > cap:
+            return count, card, np.uint64(0)
+        return count, card, act_capture[0, min(int(u_capture * count), count - 1)]
+    count = _row_actions(
+        hand, table, ranks, rank_mask, rank_of, spread, rule, fewest, forced, act_card,
+        act_capture, act_group, 0, cap, st_rem, st_left, st_set,
+    )  # fmt: skip
+    if count > cap:
+        return count, -1, np.uint64(0)
+    if code == FUSED_RANDOM:
+        j = pick_row(act_group, count, act_group[0, count - 1] + 1, u_card, u_capture, 0)
+    elif code == FUSED_GREEDY:
+        j = greedy_row(
+            act_card, act_capture, count, table, ranks, rule, ace_mask, ace_no_scopa, scopa_ok,
+            params[:n_pack_cards], params[n_pack_cards : 2 * n_pack_cards], 0,
+        )  # fmt: skip
+    else:
+        raise RuntimeError("unknown fused row policy code")
+    if j < 0 or j >= count:
+        raise RuntimeError("a fused row policy chose outside its legal actions")
+    return count, np.int64(act_card[0, j]), act_capture[0, j]
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _play(
+    from_pack, rows, packs, opening, start_play, hands, table, captured, scope, played, last,
+    stopped_by, leftovers, need, seat_side, scores, deal_keys, codes, params, play_keys, call_keys,
+    deal_pos, deal_size, table_cards, rank_mask, rank_of, spread, rule, fewest, forced,
+    ace_mask, ace_no_scopa, last_play_scopa, stop_rule, target, act_card, act_capture,
+    act_group, st_rem, st_left, st_set,
+):  # fmt: skip
+    """Play rows ``rows`` of the batch to the end of their deals, in place.
+
+    State layout as ``batch.play_batch``'s: ``hands[seat, b]``, ``captured[side, b]``,
+    ``scope[side, b]``, the rest per row. With ``from_pack`` each row starts from its pack
+    (state zeroed by the caller, ``last`` and ``stopped_by`` -1): the opening table, the §7
+    opening escobas, then play 0 with hand 0 dealt. Otherwise row ``b`` continues from play
+    ``start_play[b]`` with its current hand already dealt. ``deal_pos[p]`` is the pack position
+    of the hand that starts at play ``p`` (-1 if none does), ``deal_size[p]`` its size.
+
+    A decision point with more legal actions than the scratch ``act_*`` holds abandons its row
+    with ``need[b]`` set to the room it needs (the caller replays that row from its start with
+    a larger scratch, as ``kernels.legal_actions`` does). Compiled without numba's reference
+    counting (``_nrt=False``): the kernel allocates nothing, and the counting of the arrays
+    handed to the inlined row functions cost three quarters of its time.
+    """
+    one = np.uint64(1)
+    zero = np.uint64(0)
+    n_seats = hands.shape[0]
+    plays = len(deal_pos)
+    ranks = len(rank_mask) - 1
+    n_pack_cards = packs.shape[1]
+    full = (one << np.uint64(n_pack_cards)) - one
+    for b in rows:
+        start = 0
+        if from_pack:
+            t = zero
+            for i in range(table_cards):
+                t |= one << np.uint64(packs[b, i])
+            table[b] = t
+            if opening[b] > 0:
+                # §7 escoba: the opening table goes to the dealer's side as escobas.
+                ds = seat_side[b, n_seats - 1]
+                captured[ds, b] |= t
+                scope[ds, b] += opening[b]
+                last[b] = ds
+                table[b] = zero
+                if stop_rule and scores[b, ds] + scope[ds, b] >= target:
+                    stopped_by[b] = ds
+                    leftovers[b] = full & ~t  # §6: every card not captured to nobody
+                    continue
+        else:
+            start = start_play[b]
+        stopped = False
+        for p in range(start, plays):
+            if deal_pos[p] >= 0 and (from_pack or p > start):
+                pos, size = deal_pos[p], deal_size[p]
+                for s in range(n_seats):
+                    h = zero
+                    for i in range(pos + s * size, pos + (s + 1) * size):
+                        h |= one << np.uint64(packs[b, i])
+                    hands[s, b] = h
+            seat = p % n_seats
+            if hands[seat, b] == 0:
+                raise ValueError("a seat has no card left to play (a state that is not a deal)")
+            side = seat_side[b, seat]
+            scopa_ok = p < plays - 1 or last_play_scopa
+            code = codes[side]
+            u_card, u_capture = 0.0, 0.0
+            if code == FUSED_RANDOM:
+                # DecisionRandom(deal_keys, p): the row's key, then calls 1 and 2 of random().
+                row_key = mix64_scalar(deal_keys[b] ^ play_keys[p])
+                u_card = _uniform(mix64_scalar(row_key ^ call_keys[0]))
+                u_capture = _uniform(mix64_scalar(row_key ^ call_keys[1]))
+            count, card, taken = _decide(
+                code, params[side], hands[seat, b], table[b], scopa_ok, u_card, u_capture,
+                ranks, rank_mask, rank_of, spread, rule, fewest, forced, ace_mask, ace_no_scopa,
+                n_pack_cards, act_card, act_capture, act_group, st_rem, st_left, st_set,
+            )  # fmt: skip
+            if count > act_card.shape[1]:
+                need[b] = count
+                break
+            scopa = apply_row(
+                b, card, taken, side, hands[seat], table, captured, scope, last, played,
+                scopa_ok, ace_mask, ace_no_scopa,
+            )  # fmt: skip
+            if scopa and stop_rule and scores[b, side] + scope[side, b] >= target:
+                stopped_by[b] = side
+                stopped = True
+                break
+        if need[b]:
+            continue
+        if stopped:
+            # §6: every card not captured (table, hands, cards not dealt yet) goes to nobody.
+            rest = full
+            for s in range(captured.shape[0]):
+                rest &= ~captured[s, b]
+            leftovers[b] = rest
+        elif last[b] >= 0:
+            # §4: the last capturer takes what is left on the table.
+            captured[last[b], b] |= table[b]
+            leftovers[b] = zero
+        else:
+            leftovers[b] = table[b]
+
+
+# Python side -----------------------------------------------------------------------------------
+
+
+@functools.cache
+def _schedule(variant: Variant) -> tuple[np.ndarray, np.ndarray]:
+    """Per play: the pack position of the hand dealt just before it (-1: none), and its size."""
+    pos = np.full(variant.plays, -1, np.int64)
+    size = np.zeros(variant.plays, np.int64)
+    play, position = 0, variant.table_cards
+    for hand_size in variant.hands:
+        pos[play], size[play] = position, hand_size
+        play += hand_size * variant.n_players
+        position += hand_size * variant.n_players
+    return pos, size
+
+
+@functools.cache
+def _random_keys(plays: int) -> tuple[np.ndarray, np.ndarray]:
+    """The hashed counters of ``DecisionRandom``: per play, and per ``random()`` call."""
+    golden = np.uint64(0x9E3779B97F4A7C15)
+    with np.errstate(over="ignore"):
+        play = np.arange(plays, dtype=np.uint64)
+        calls = np.arange(1, _CALLS + 1, dtype=np.uint64) << np.uint64(16)
+        return seeding.mix64(play * golden + golden), seeding.mix64(calls * golden + golden)
+
+
+def check_fusable(players: Sequence[object]) -> None:
+    """Raise ValueError naming the players that have no fused row policy, if any."""
+    missing = [str(getattr(p, "name", type(p).__name__)) for p in players if not fusable([p])]
+    if missing:
+        raise ValueError(
+            f"the fused engine path needs players with a compiled row policy "
+            f"(Player.fused_code); {', '.join(missing)} has none: use path 'lockstep' or 'auto'"
+        )
+
+
+def policies(variant: Variant, players: Sequence[Player]) -> tuple[np.ndarray, np.ndarray]:
+    """Per side: the fused policy code and its parameters (``int64[S, P]``, zero-padded).
+
+    Raises ValueError naming the players that have no fused row policy."""
+    check_fusable(players)
+    codes = np.array([p.fused_code for p in players], np.int64)
+    rows = [np.asarray(p.fused_params(variant), np.int64).ravel() for p in players]
+    params = np.zeros((len(players), max(1, *(len(r) for r in rows))), np.int64)
+    for side, row in enumerate(rows):
+        params[side, : len(row)] = row
+    return codes, params
+
+
+def _run(
+    variant, players, from_pack, packs, opening, start, state, restart, seat_side, scores, keys
+):  # fmt: skip
+    """Call the kernel on ``state`` = (hands, table, captured, scope, played, last, stopped_by,
+    leftovers), arrays in the kernel's layout, changed in place.
+
+    Rows whose legal actions overflowed the scratch are played again from their start, the
+    state ``restart()`` returns, with room for them, until none is left."""
+    codes, params = policies(variant, players)
+    rules = kernels.KernelRules.of(variant)
+    deal_pos, deal_size = _schedule(variant)
+    play_keys, call_keys = _random_keys(variant.plays)
+    rows = np.arange(len(packs))
+    need = np.zeros(len(packs), np.int64)
+    width = _SCRATCH
+    while len(rows):
+        _play(
+            from_pack, rows, packs, opening, start, *state, need, seat_side, scores, keys,
+            codes, params, play_keys, call_keys, deal_pos, deal_size, variant.table_cards,
+            *kernels.row_tables(rules.ranks), rules.rule, rules.fewest, rules.forced,
+            rules.ace_mask, rules.ace_no_scopa, variant.last_play_scopa,
+            variant.scopa_wins_immediately, variant.target, *_scratch(width),
+        )  # fmt: skip
+        rows = np.flatnonzero(need)
+        if len(rows):
+            width = max(2 * width, 2 * int(need.max()))
+            need[rows] = 0
+            # Back to the start of those rows (their state is half played).
+            for now, first in zip(state, restart(), strict=True):
+                if now.ndim == 2:
+                    now[:, rows] = first[:, rows]
+                else:
+                    now[rows] = first[rows]
+
+
+def _scratch(width: int):
+    """The kernel's scratch: legal actions of one decision point (``width`` of them), and the
+    sum search's stacks (one set per call, so threads calling the kernel at once each have their
+    own)."""
+    return (
+        np.empty((1, width), np.int8),
+        np.empty((1, width), np.uint64),
+        np.empty((1, width), np.int8),
+        *kernels.stack_scratch(),
+    )
+
+
+def _fresh_state(rows: int, n: int, sides: int):
+    return (
+        np.zeros((n, rows), np.uint64),  # hands
+        np.zeros(rows, np.uint64),  # table
+        np.zeros((sides, rows), np.uint64),  # captured
+        np.zeros((sides, rows), np.int16),  # scope
+        np.zeros(rows, np.uint64),  # played
+        np.full(rows, -1, np.int8),  # last capturer
+        np.full(rows, -1, np.int8),  # stopped_by
+        np.zeros(rows, np.uint64),  # leftovers
+    )
+
+
+def play_batch(
+    variant: Variant,
+    players: Sequence[Player],
+    packs: np.ndarray,
+    *,
+    offset: np.ndarray,
+    scores: np.ndarray,
+    player_key: np.uint64,
+    game: np.ndarray,
+    deal: np.ndarray,
+) -> lockstep.DealBatch:
+    """``batch.play_batch`` (same arguments, same result, no move record) on the fused path.
+
+    Every player needs a fused row policy (else ValueError)."""
+    players = lockstep.check_players(variant, players)
+    packs = np.ascontiguousarray(packs, np.int8)
+    rows = len(packs)
+    seat_side = lockstep.seat_sides(variant, np.asarray(offset))
+    opening = lockstep.opening_sweeps(variant, packs)
+    keys = seeding.deal_keys(player_key, np.asarray(game), np.asarray(deal))
+
+    def fresh():
+        return _fresh_state(rows, variant.n_players, variant.n_sides)
+
+    state = fresh()
+    scores = np.ascontiguousarray(scores, np.int16)
+    _run(
+        variant, players, True, packs, opening, np.zeros(rows, np.int64), state, fresh,
+        seat_side, scores, keys,
+    )  # fmt: skip
+    _, _, captured, scope, _, _, stopped_by, leftovers = state
+    return lockstep.DealBatch(
+        captured.T.copy(), scope.T.copy(), leftovers, seat_side, opening, stopped_by, None
+    )
+
+
+def play_from_states(variant: Variant, players: Sequence[Player], state: DealState) -> DealEnd:
+    """Play each row of ``state`` to the end of its deal with ``players`` (one per side, each
+    with a fused row policy), drawing the random numbers the lockstep engine would draw for a
+    deal keyed ``state.deal_keys``. ``state`` is not changed."""
+    players = lockstep.check_players(variant, players)
+    n = variant.n_players
+    rows = len(state.table)
+    pack = np.ascontiguousarray(state.pack, np.int8)
+    play = np.ascontiguousarray(state.play, np.int64)
+    if pack.shape != (rows, variant.pack.n_cards) or state.hands.shape != (rows, n):
+        raise ValueError(
+            f"a {variant.name} state has packs of {variant.pack.n_cards} cards and "
+            f"{n} hands per row"
+        )
+    if rows and (play.min() < 0 or play.max() > variant.plays):
+        raise ValueError(f"play indices run from 0 to {variant.plays} in {variant.name}")
+
+    def copy():  # the kernel's working state: copies, in its layout
+        return (
+            np.array(state.hands.T, np.uint64, order="C"),
+            np.array(state.table, np.uint64),
+            np.array(state.captured.T, np.uint64, order="C"),
+            np.array(state.scope.T, np.int16, order="C"),
+            np.array(state.played, np.uint64),
+            np.array(state.last_capturer, np.int8),
+            np.full(rows, -1, np.int8),
+            np.zeros(rows, np.uint64),
+        )
+
+    work = copy()
+    _run(
+        variant, players, False, pack, np.zeros(rows, np.int8), play, work, copy,
+        np.ascontiguousarray(state.seat_side, np.int8),
+        np.ascontiguousarray(state.scores, np.int16),
+        np.ascontiguousarray(state.deal_keys, np.uint64),
+    )  # fmt: skip
+    _, _, captured, scope, _, _, stopped_by, leftovers = work
+    return DealEnd(captured.T.copy(), scope.T.copy(), leftovers, stopped_by)

@@ -1,0 +1,218 @@
+"""The fused engine path (engine/fused.py) plays exactly the deals of the lockstep path.
+
+For every preset and the option sets of tests/test_agreement.py, plus deals that stop
+(``scopa_wins_immediately`` with a low target) and napoleone in games, the two paths must give
+identical ``DealOutcomes`` (every field) for random vs greedy, random vs random and greedy vs
+greedy, in deals mode and in games mode, and the fused path the same for two batch sizes.
+``play_from_states`` continues a lockstep deal from its state at play k to the same end; rows
+too wide for the kernel's scratch are replayed to the same result; the path argument dispatches
+and refuses what it cannot do.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from scopa_sim import api, seeding
+from scopa_sim.engine import batch as engine
+from scopa_sim.engine import fused, scoring
+from scopa_sim.players import Player, player
+from scopa_sim.rules import PRESETS, variant
+
+DEALS = 2_000
+GAMES = 200
+
+CONFIGS = (
+    [(name, {}) for name in PRESETS]
+    + [
+        ("classic", {"forced_capture": True}),
+        ("classic", {"fewest_cards": True}),
+        ("classic", {"forced_capture": True, "fewest_cards": True}),
+        ("classic", {"last_play_scopa": True, "throw_in": False}),
+        ("classic", {"primiera": "face_zero", "primiera_missing_suit": "zero"}),
+        ("classic", {"primiera": "most_sevens"}),
+        ("classic", {"re_bello": True, "napola": "sequence"}),
+        ("classic", {"napola": "trentino", "primiera": "face_zero"}),
+        ("classic-3p", {"forced_capture": True, "napola": "sequence", "last_play_scopa": True}),
+        ("classic-4p", {"fewest_cards": True, "re_bello": True, "primiera_missing_suit": "zero"}),
+        ("classic-6p", {"forced_capture": True, "primiera": "most_sevens", "napola": "trentino"}),
+    ]
+    + [
+        ("classic", {"scopa_wins_immediately": True, "target": 2}),
+        ("escoba", {"scopa_wins_immediately": True, "target": 2, "forced_capture": True}),
+        ("classic", {"napoleone": True}),
+    ]
+)
+
+LINEUPS = {
+    "random-greedy": ("random", "greedy"),
+    "random": ("random",),
+    "greedy": ("greedy",),
+}
+
+
+def _id(config):
+    name, options = config
+    return name + "".join(f"-{k}={v}" for k, v in options.items())
+
+
+def lineup(rules, names):
+    return [player(names[side % len(names)]) for side in range(rules.n_sides)]
+
+
+def assert_same(a, b) -> None:
+    for field in dataclasses.fields(a):
+        np.testing.assert_array_equal(
+            getattr(a, field.name), getattr(b, field.name), err_msg=field.name
+        )
+
+
+@pytest.mark.parametrize("names", LINEUPS.values(), ids=LINEUPS.keys())
+@pytest.mark.parametrize("config", CONFIGS, ids=_id)
+def test_fused_equals_lockstep(config, names):
+    name, options = config
+    rules = variant(name, **options)
+    players = lineup(rules, names)
+    deals = range(1_000, 1_000 + DEALS)
+    fused_deals = engine.play_deals(rules, players, 7, deals, 1024, path="fused")
+    assert_same(fused_deals, engine.play_deals(rules, players, 7, deals, 1024, path="lockstep"))
+    assert_same(fused_deals, engine.play_deals(rules, players, 7, deals, DEALS, path="fused"))
+    games = range(GAMES)
+    fused_games = engine.play_games(rules, players, 11, games, 128, path="fused")
+    assert_same(fused_games, engine.play_games(rules, players, 11, games, 128, path="lockstep"))
+    assert_same(fused_games, engine.play_games(rules, players, 11, games, 37, path="fused"))
+    assert fused_games.final.sum() == GAMES
+    if rules.scopa_wins_immediately and rules.target <= 2:
+        assert fused_deals.stopped.any() and fused_games.stopped.any()
+    if rules.napoleone and names == ("greedy",):
+        assert (fused_games.winner[fused_games.final] >= 0).all()
+
+
+STATE_CASES = [
+    ("classic", {}, ("random", "greedy")),
+    ("classic", {"scopa_wins_immediately": True, "target": 2}, ("random", "greedy")),
+    ("escoba", {"scopa_wins_immediately": True, "target": 3}, ("greedy", "random")),
+    ("classic-4p", {"forced_capture": True, "fewest_cards": True}, ("random",)),
+    ("scopone", {}, ("greedy", "random")),
+    ("scopa-52-3p", {}, ("random", "greedy", "random")),
+    ("asso-piglia-tutto", {}, ("random", "greedy")),
+]
+
+
+def _lockstep_record(rules, players, rows, snapshot, scores):
+    pack_key = seeding.stream_key(5, seeding.PACKS)
+    game = np.arange(rows, dtype=np.int64)
+    deal = np.zeros(rows, np.int64)
+    packs, _ = engine.deal_packs(rules, pack_key, game, deal)
+    offset = engine.seat_offsets(engine.first_dealers(rules, pack_key, game), deal, rules.n_players)
+    return engine.play_batch(
+        rules, players, packs, offset=offset, scores=scores,
+        player_key=seeding.stream_key(5, seeding.PLAYERS), game=game, deal=deal, record=True,
+        snapshot=snapshot,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("case", STATE_CASES, ids=lambda c: _id(c[:2]))
+def test_play_from_states_continues_a_lockstep_deal(case):
+    name, options, names = case
+    rules = variant(name, **options)
+    players = lineup(rules, names)
+    rows = 600
+    rng = np.random.default_rng(3)
+    scores = rng.integers(0, max(rules.target - 1, 1), (rows, rules.n_sides)).astype(np.int16)
+    hand_starts = np.cumsum((0, *rules.hands)) * rules.n_players
+    checked = 0
+    plays = rules.plays
+    for k in sorted({0, 1, 5, plays // 2, int(hand_starts[-2]), plays - 1, plays}):
+        record = _lockstep_record(rules, players, rows, k, scores)
+        state = record.snapshot
+        assert isinstance(state, fused.DealState) and (state.play == k).all()
+        # Rows still playing at play k (a stopped row's state is its state at the stop).
+        if k < rules.plays:
+            live = np.flatnonzero(record.steps[k].choice >= 0)
+        else:
+            live = np.flatnonzero(record.stopped_by < 0)
+        end = fused.play_from_states(rules, players, state.take(live))
+        np.testing.assert_array_equal(end.captured, record.captured[live])
+        np.testing.assert_array_equal(end.scope, record.scope[live])
+        np.testing.assert_array_equal(end.leftovers, record.leftovers[live])
+        np.testing.assert_array_equal(end.stopped_by, record.stopped_by[live])
+        checked += len(live)
+    assert checked > 3 * rows
+    # The state given is not changed, and the cards partition the pack.
+    state = state.take(live)
+    before = dataclasses.replace(state, hands=state.hands.copy())
+    end = fused.play_from_states(rules, players, state)
+    assert_same(before, state)
+    union = np.bitwise_or.reduce(end.captured, axis=1) | end.leftovers
+    assert (union == np.uint64((1 << rules.pack.n_cards) - 1)).all()
+
+
+def test_rows_wider_than_the_scratch_are_replayed(monkeypatch):
+    """Decision points with more legal actions than the kernel's scratch are played again with
+    a larger one: the outcomes do not change (scopone's nine-card hands have the most)."""
+    for name, names in (("scopone", ("greedy",)), ("scopone-scientifico", ("random", "greedy"))):
+        rules = variant(name, forced_capture=False)
+        players = lineup(rules, names)
+        want = engine.play_deals(rules, players, 3, range(400), 400, path="fused")
+        monkeypatch.setattr(fused, "_SCRATCH", 2)
+        calls = []
+        kernel = fused._play
+
+        def counted(*args, calls=calls, kernel=kernel):
+            calls.append(1)
+            return kernel(*args)
+
+        monkeypatch.setattr(fused, "_play", counted)
+        assert_same(engine.play_deals(rules, players, 3, range(400), 400, path="fused"), want)
+        assert len(calls) > 1  # some rows were played again
+        record = _lockstep_record(rules, players, 200, 6, np.zeros((200, 2), np.int16))
+        end = fused.play_from_states(rules, players, record.snapshot)
+        np.testing.assert_array_equal(end.captured, record.captured)
+        monkeypatch.undo()
+
+
+@dataclasses.dataclass(frozen=True)
+class _PythonOnly(Player):
+    name = "python-only"
+
+    def act(self, obs, legal, rng):
+        return np.zeros(len(legal.count), np.int64)
+
+
+def test_path_dispatch():
+    rules = variant("classic")
+    compiled = [player("random"), player("greedy")]
+    mixed = [player("random"), _PythonOnly()]
+    assert engine.batch_player(compiled, "auto") is fused.play_batch
+    assert engine.batch_player(compiled, "lockstep") is engine.play_batch
+    assert engine.batch_player(mixed, "auto") is engine.play_batch
+    with pytest.raises(ValueError, match="python-only has none"):
+        engine.batch_player(mixed, "fused")
+    with pytest.raises(ValueError, match="unknown engine path 'turbo'"):
+        api.play_deals(rules, compiled, deals=10, seed=1, path="turbo")
+    with pytest.raises(ValueError, match="compiled row policy"):
+        api.play_games(rules, mixed, games=2, seed=1, path="fused")
+    state = _lockstep_record(rules, compiled, 4, 3, np.zeros((4, 2), np.int16)).snapshot
+    with pytest.raises(ValueError, match="compiled row policy"):
+        fused.play_from_states(rules, mixed, state)
+    with pytest.raises(ValueError, match="no card left"):
+        fused.play_from_states(rules, compiled, dataclasses.replace(state, hands=state.hands * 0))
+    # "auto" with a Python player is the lockstep path, and plays.
+    assert len(api.play_deals(rules, mixed, deals=50, seed=1)) == 50
+    # Objects that are not Player subclasses (no fused_code at all) are fine on auto.
+    assert not fused.fusable([object()])
+
+
+def test_strict_winner_matches_its_definition():
+    """scoring.strict_winner, column by column, is argmax where the maximum is unique."""
+    rng = np.random.default_rng(1)
+    for sides in (1, 2, 3, 4):
+        values = rng.integers(-2, 4, (20_000, sides)).astype(np.int16)
+        best = values.max(axis=1, keepdims=True)
+        unique = (values == best).sum(axis=1) == 1
+        want = np.where(unique, values.argmax(axis=1), -1)
+        np.testing.assert_array_equal(scoring.strict_winner(values), want)
