@@ -3,6 +3,7 @@
 * the same data for any number of workers, chunk size and batch size, in games and deals mode;
 * common random numbers: runs that differ only in players or options see the same packs;
 * a run killed with SIGKILL resumes where it stopped and ends with the uninterrupted run's data;
+  Ctrl-C or an error stops a run with two workers (this process and a loky one) at once;
 * a run folder of another configuration or data version is refused; rerunning a complete run
   does nothing;
 * the Parquet schema and its size on disk;
@@ -244,6 +245,38 @@ def test_killed_run_resumes_to_the_uninterrupted_data(tmp_path, big_run):
     assert_frame_equal(df, data(big_run))
 
 
+def test_ctrl_c_with_two_workers_stops_at_once_and_resumes(tmp_path, big_run):
+    """Ctrl-C on a run with two workers (this process plays chunks in a thread beside a loky
+    worker) ends it within seconds with the usual message; the rerun completes the data."""
+    out = tmp_path / "interrupted"
+    command = simulate_command(
+        out, games=BIG["count"], seed=BIG["seed"], chunk_size=KILL_CHUNK, name="big",
+        extra=("--workers", "2"),
+    )  # fmt: skip
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not any(out.glob("chunk-*.parquet")):
+            assert proc.poll() is None, f"the run ended early: {proc.stderr.read()}"
+            assert time.monotonic() < deadline, "no chunk written within 60 s"
+            time.sleep(0.005)
+        assert proc.poll() is None, "the run finished before it could be interrupted"
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, stderr
+    assert "interrupted; run the same command again to resume" in stderr
+    assert manifest(out)["complete"] is False
+
+    resumed = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    assert manifest(out)["complete"] is True
+    assert_frame_equal(data(out), data(big_run))
+
+
 # (d) another configuration is refused; a complete run is not played again ----------------------
 
 
@@ -388,6 +421,34 @@ def test_rerun_completes_only_missing_chunks(tmp_path):
     assert all(config.out.joinpath(n).stat().st_mtime_ns == t for n, t in kept.items())
     assert manifest(config.out)["complete"] is True
     assert_frame_equal(data(config.out), full)
+
+
+def test_two_workers_stop_on_an_error_and_resume(tmp_path, monkeypatch):
+    """With two workers this process plays chunks too, in a thread beside a loky worker: an
+    error in a chunk ends the run with that error (no hang, no further chunk started), and a
+    rerun completes the run with the data of an uninterrupted one."""
+    config = make(tmp_path / "run", count=1800, chunk_size=200, seed=6)
+    reference = make(tmp_path / "reference", count=1800, chunk_size=200, seed=6)
+    runner.run(reference, progress=False)
+
+    played_here = []
+
+    def failing(config, chunk, batch_size):  # the loky worker gets this function too
+        played_here.append(chunk)
+        raise RuntimeError(f"chunk {chunk} failed")
+
+    monkeypatch.setattr(runner, "play_chunk", failing)
+    with pytest.raises(RuntimeError, match=r"chunk \d+ failed"):
+        runner.run(config, workers=2, progress=False)
+    assert played_here, "this process played no chunk"
+    assert manifest(config.out)["complete"] is False
+    assert not list(config.out.glob("chunk-*.parquet"))
+
+    monkeypatch.undo()
+    summary = runner.run(config, workers=2, batch_size=500, progress=False)
+    assert (summary.chunks_run, summary.chunks_skipped) == (config.n_chunks, 0)
+    assert manifest(config.out)["complete"] is True
+    assert_frame_equal(data(config.out), data(reference.out))
 
 
 # (e) the schema --------------------------------------------------------------------------------
