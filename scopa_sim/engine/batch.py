@@ -12,6 +12,7 @@ that player modulo the number of sides (partners sit opposite).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -162,6 +163,7 @@ def play_batch(
     """
     players = check_players(variant, players)
     groups = _groups(players)
+    peeking = any(getattr(p, "sees_hidden_cards", False) for p in players)
     rules = kernels.KernelRules.of(variant)
     rows, n, sides = len(packs), variant.n_players, variant.n_sides
     bits = _ONE << packs.astype(np.uint64)
@@ -213,10 +215,15 @@ def play_batch(
                     variant, _read_only(hands[seat][live]), _read_only(table[live]),
                     _read_only(captured.T[live]), _read_only(played[live]),
                     _read_only(scores[live]), seat, _read_only(side),
-                    _read_only(dealer_side[live]), play,
+                    _read_only(dealer_side[live]), play, _read_only(scope.T[live]),
+                    _read_only(last_capturer[live]),
                 )  # fmt: skip
+                if peeking:  # only players that say so see the hidden cards (cheater)
+                    hidden = (_read_only(hands[:, live].T), _read_only(packs[live]))
+                else:
+                    hidden = None
                 rng = seeding.DecisionRandom(decision_keys[live], play)
-                choice = _choose(groups, side, obs, legal, rng)
+                choice = _choose(groups, side, obs, legal, rng, hidden)
 
                 is_last = play == variant.plays - 1
                 scopa = kernels.apply_actions(
@@ -296,15 +303,25 @@ def _read_only(array: np.ndarray) -> np.ndarray:
     return view
 
 
-def _choose(groups, side, obs, legal, rng) -> np.ndarray:
+def _choose(groups, side, obs, legal, rng, hidden=None) -> np.ndarray:
+    """Each player chooses for the rows of its sides; only a player that sees hidden cards is
+    handed ``hidden`` (every hand and the pack)."""
+
+    def view(player):
+        if hidden is None or not getattr(player, "sees_hidden_cards", False):
+            return obs
+        return dataclasses.replace(obs, hidden_hands=hidden[0], hidden_pack=hidden[1])
+
     if len(groups) == 1:
-        choice = np.asarray(groups[0][0].act(obs, legal, rng), dtype=np.int64)
+        choice = np.asarray(groups[0][0].act(view(groups[0][0]), legal, rng), dtype=np.int64)
     else:
         choice = np.empty(len(side), np.int64)
         for player, sides in groups:
             rows = np.flatnonzero(np.isin(side, sides))
             if len(rows):
-                choice[rows] = player.act(obs.take(rows), legal.take(rows), rng.subset(rows))
+                choice[rows] = player.act(
+                    view(player).take(rows), legal.take(rows), rng.subset(rows)
+                )
     if choice.shape != side.shape or not ((choice >= 0) & (choice < legal.count)).all():
         raise RuntimeError("a player returned an index outside its legal actions")
     return choice

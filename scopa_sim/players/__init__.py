@@ -16,6 +16,7 @@ from scopa_sim.players.chitarrella import ChitarrellaPlayer
 from scopa_sim.players.defensive import DefensivePlayer
 from scopa_sim.players.greedy import GreedyPlayer
 from scopa_sim.players.memory import MemoryPlayer
+from scopa_sim.players.pimc import CheaterPlayer, PimcPlayer
 from scopa_sim.players.random import RandomPlayer
 from scopa_sim.rules import RulesError
 
@@ -27,6 +28,8 @@ PLAYERS: dict[str, Player] = {
         DefensivePlayer(),
         MemoryPlayer(),
         ChitarrellaPlayer(),
+        PimcPlayer(),
+        CheaterPlayer(),
     )
 }
 
@@ -126,11 +129,13 @@ def _coerce(default, text: str, key: str, spec: str):
 __all__ = [
     "PLAYERS",
     "ChitarrellaPlayer",
+    "CheaterPlayer",
     "DefensivePlayer",
     "GreedyPlayer",
     "LegalActions",
     "MemoryPlayer",
     "Observation",
+    "PimcPlayer",
     "Player",
     "RandomPlayer",
     "player",

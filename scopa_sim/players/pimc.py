@@ -1,0 +1,321 @@
+"""Determinised Monte Carlo search (PIMC), and the same search seeing every hand (``cheater``).
+
+For each decision the player samples ``samples`` deals consistent with everything its seat has
+seen: the unseen cards (``tactics.unseen_cards``) dealt at random to the other seats' hands and
+to the hands still to come, the known cards where they are. It then plays every legal action
+in every sample to the end of the deal with the ``rollout`` player on every seat, on the fused
+engine (``engine.fused.play_from_states``: all decision points x samples x actions of a batch
+in one compiled call), scores each end with ``scoring.score``, and plays the action of highest
+mean point difference (its side's deal points minus the mean of the other sides'). Every action
+of a decision is rolled out on the same samples and the same rollout random numbers (common
+random numbers), so the comparison between actions is paired.
+
+Samples come from the decision's own random numbers (``DecisionRandom``), so the search is
+deterministic for a seed and independent of the batch it runs in.
+
+``cheater`` runs the same search on the true deal (one sample: the real hands and stock, from
+``Observation.hidden``): an upper bound on what search can get from the cards, never a fair
+player (``sees_hidden_cards``), and kept out of fair rankings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import ClassVar
+
+import numpy as np
+from numba import njit
+
+from scopa_sim.engine import fused, scoring
+from scopa_sim.engine.kernels import KernelRules, apply_row, lowest_card
+from scopa_sim.players.base import LegalActions, Observation, Player
+from scopa_sim.players.tactics import unseen_cards
+from scopa_sim.rules import RulesError, Variant
+
+#: Largest number of rollouts handed to the fused engine in one call (bounds memory).
+_ROLLOUTS_PER_CALL = 1 << 17
+
+
+@cache
+def hand_layout(variant: Variant) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per play index: the round it belongs to, each seat's cards in hand just before it, and
+    per round the pack position where its hands start (canonical order, docs/rules.md §2)."""
+    n = variant.n_players
+    round_of = np.zeros(variant.plays, np.int64)
+    in_hand = np.zeros((variant.plays, n), np.int64)
+    starts = np.zeros(len(variant.hands), np.int64)
+    play, position = 0, variant.table_cards
+    for r, size in enumerate(variant.hands):
+        starts[r] = position
+        for q in range(size * n):
+            round_of[play] = r
+            for seat in range(n):
+                in_hand[play, seat] = size - (q // n + (seat < q % n))
+            play += 1
+        position += size * n
+    return round_of, in_hand, starts
+
+
+@njit(cache=True, nogil=True)
+def _determinise(
+    hand, table, captured_any, played, full, seat, in_hand, round_of_play, round_starts,
+    hand_sizes, n_cards, uniforms, out_hands, out_pack,
+):  # fmt: skip
+    """Sample row ``b``'s hidden cards ``samples`` times.
+
+    The unseen cards are shuffled (Fisher-Yates on ``uniforms``) and dealt in order: first the
+    other seats' current hands (``in_hand`` cards each), then the hands of the rounds to come,
+    written into the pack at their canonical positions. Pack positions already dealt hold the
+    seen cards, so each sampled pack is a permutation. ``out_hands[k, seat]``,
+    ``out_pack[k, :]`` for sample ``k`` of row ``b`` (rows are ``k // samples``).
+    """
+    rows, samples = uniforms.shape[0], uniforms.shape[1]
+    n_seats = out_hands.shape[1]
+    pool = np.empty(64, np.int64)
+    for b in range(rows):
+        unseen = unseen_cards(full, hand[b], table[b], captured_any[b], played[b])
+        seen = full & ~unseen
+        n_unseen = 0
+        rest = unseen
+        while rest:
+            pool[n_unseen] = lowest_card(rest)
+            rest &= rest - np.uint64(1)
+            n_unseen += 1
+        r0 = round_of_play[b]
+        for s in range(samples):
+            k = b * samples + s
+            # Fisher-Yates over the unseen cards, from this sample's uniforms.
+            for i in range(n_unseen - 1, 0, -1):
+                j = min(int(uniforms[b, s, i] * (i + 1)), i)
+                pool[i], pool[j] = pool[j], pool[i]
+            used = 0
+            for t in range(n_seats):
+                if t == seat[b]:
+                    out_hands[k, t] = hand[b]
+                    continue
+                h = np.uint64(0)
+                for _ in range(in_hand[b, t]):
+                    h |= np.uint64(1) << np.uint64(pool[used])
+                    used += 1
+                out_hands[k, t] = h
+            # Hands still to come, at their pack positions; seen cards fill the rest.
+            future_start = n_cards
+            if r0 + 1 < len(round_starts):
+                future_start = round_starts[r0 + 1]
+            for i in range(future_start, n_cards):
+                out_pack[k, i] = pool[used]
+                used += 1
+            fill = seen
+            for t in range(n_seats):
+                if t != seat[b]:
+                    fill |= out_hands[k, t]
+            i = 0
+            while fill and i < future_start:
+                out_pack[k, i] = lowest_card(fill)
+                fill &= fill - np.uint64(1)
+                i += 1
+            if used != n_unseen:  # only if the layout and the seen cards disagree
+                raise RuntimeError("determinisation: unseen cards do not fit the hands to come")
+
+
+@njit(cache=True, nogil=True)
+def _apply_first(
+    rollout_row, rollout_action, card, capture, seat, side, play, plays, hands, table,
+    captured, scope, last, played, last_play_scopa, ace_mask, ace_no_scopa,
+):  # fmt: skip
+    """Play each rollout's first action (the candidate being valued) in its state, in place.
+    State layout ``hands[seat, r]``, ``captured[side, r]``, ``scope[side, r]``. Returns which
+    rollouts scored a scopa with it."""
+    out = np.zeros(len(rollout_row), np.bool_)
+    for r in range(len(rollout_row)):
+        b, a = rollout_row[r], rollout_action[r]
+        scopa_ok = play[b] < plays - 1 or last_play_scopa
+        out[r] = apply_row(
+            r, card[b, a], capture[b, a], side[b], hands[seat[b]], table, captured, scope,
+            last, played, scopa_ok, ace_mask, ace_no_scopa,
+        )  # fmt: skip
+    return out
+
+
+@dataclass(frozen=True)
+class PimcPlayer(Player):
+    """Determinised search: ``samples`` deals consistent with what the seat has seen, every
+    legal action rolled out to the end of the deal by ``rollout`` on every seat, the best mean
+    point difference played."""
+
+    name = "pimc"
+    summary = "determinised Monte Carlo search: samples hidden hands, rolls every action out"
+    samples: int = 64
+    rollout: str = "greedy"
+
+    def __post_init__(self):
+        if not 1 <= self.samples <= 4096:
+            raise RulesError(f"pimc samples run from 1 to 4096, not {self.samples}")
+        if self.rollout != "greedy":  # the default is compiled; checking it here would import
+            rollout_player(self.rollout)  # the registry while it is being built
+
+    def act(self, obs: Observation, legal: LegalActions, rng) -> np.ndarray:
+        values = self.evaluate(obs, legal, rng)
+        return np.argmax(np.where(legal.valid, values, -np.inf), axis=1).astype(np.int64)
+
+    def explain(self, obs: Observation, legal: LegalActions, rng) -> np.ndarray:
+        """Mean point difference of each legal action (``-inf`` in padding)."""
+        return np.where(legal.valid, self.evaluate(obs, legal, rng), -np.inf)
+
+    def evaluate(self, obs: Observation, legal: LegalActions, rng) -> np.ndarray:
+        variant = obs.variant
+        rows, width = legal.card.shape
+        values = np.zeros((rows, width))
+        hidden = self._deals(obs, rng)
+        samples = hidden.hands.shape[0] // max(rows, 1)
+        per_row = legal.count * samples
+        # Rollouts in slices of whole rows, so memory stays bounded whatever the batch size.
+        start = 0
+        while start < rows:
+            stop, total = start, 0
+            while stop < rows and (total == 0 or total + per_row[stop] <= _ROLLOUTS_PER_CALL):
+                total += per_row[stop]
+                stop += 1
+            part = np.arange(start, stop)
+            values[part] = self._rollout_values(variant, obs, legal, hidden, part, samples)
+            start = stop
+        return values
+
+    # The search ---------------------------------------------------------------------------
+
+    def _deals(self, obs: Observation, rng) -> _Hidden:
+        """The sampled hands and packs of every row (``samples`` per row)."""
+        variant = obs.variant
+        rows, samples, n = len(obs.hand), self.samples, variant.n_players
+        round_of, in_hand, starts = hand_layout(variant)
+        hands = np.zeros((rows * samples, n), np.uint64)
+        pack = np.zeros((rows * samples, variant.pack.n_cards), np.int8)
+        uniforms = rng.random(size=samples * variant.pack.n_cards).reshape(
+            rows, samples, variant.pack.n_cards
+        )
+        keys = (rng.random(size=samples) * 2.0**63).astype(np.uint64)  # [rows, samples]
+        _determinise(
+            obs.hand, obs.table, np.bitwise_or.reduce(obs.captured, axis=1), obs.played,
+            variant.pack.full_mask, np.full(rows, obs.seat, np.int64),
+            np.repeat(in_hand[obs.play][None, :], rows, axis=0), np.full(rows, round_of[obs.play]),
+            starts, np.asarray(variant.hands, np.int64), variant.pack.n_cards, uniforms, hands,
+            pack,
+        )  # fmt: skip
+        return _Hidden(hands, pack, keys.reshape(-1))
+
+    @staticmethod
+    def seat_sides(obs: Observation) -> np.ndarray:
+        """Each seat's side per row: sides alternate round the table (docs/rules.md §2)."""
+        n, sides = obs.variant.n_players, obs.variant.n_sides
+        seats = np.arange(n)[None, :] - obs.seat
+        return ((obs.side.astype(np.int64)[:, None] + seats) % sides).astype(np.int8)
+
+    def _rollout_values(self, variant, obs, legal, hidden, part, samples) -> np.ndarray:
+        rules = KernelRules.of(variant)
+        n_actions = legal.count[part]
+        # One rollout per (row, action, sample), rows' rollouts contiguous.
+        row = np.repeat(part, n_actions * samples)
+        action = np.concatenate([np.repeat(np.arange(c), samples) for c in n_actions])
+        sample = np.concatenate([np.tile(np.arange(samples), c) for c in n_actions])
+        src = row * samples + sample
+        count = len(row)
+        hands = hidden.hands[src].T.copy()
+        table = obs.table[row].copy()
+        captured = obs.captured[row].T.copy()
+        scope = obs.scope[row].T.astype(np.int16)
+        played = obs.played[row].copy()
+        last = obs.last_capturer[row].astype(np.int8)
+        side = obs.side[row].astype(np.int64)
+        seat = np.full(count, obs.seat, np.int64)
+        play = np.full(count, obs.play, np.int64)
+        scopa = _apply_first(
+            np.arange(count), action, legal.card[row], legal.capture[row], seat, side, play,
+            variant.plays, hands, table, captured, scope, last, played,
+            variant.last_play_scopa, rules.ace_mask, rules.ace_no_scopa,
+        )  # fmt: skip
+        # A candidate that ends a round leaves the next round's hands to deal, as the state
+        # of the next play must hold them (fused.DealState).
+        round_of, _, starts = hand_layout(variant)
+        nxt = obs.play + 1
+        if nxt < variant.plays and round_of[nxt] != round_of[obs.play]:
+            r = round_of[nxt]
+            size = variant.hands[r]
+            cards = hidden.pack[src].astype(np.uint64)
+            for t in range(variant.n_players):
+                block = cards[:, starts[r] + t * size : starts[r] + (t + 1) * size]
+                hands[t] = np.bitwise_or.reduce(np.uint64(1) << block, axis=1)
+        seat_side = self.seat_sides(obs)[row]
+        scores = obs.scores[row].astype(np.int16)
+        # A first action that wins the game outright ends the deal there (docs/rules.md §6).
+        stopped = np.zeros(count, bool)
+        if variant.scopa_wins_immediately:
+            own = scores[np.arange(count), side] + scope[side, np.arange(count)]
+            stopped = scopa & (own >= variant.target)
+        state = fused.DealState(
+            pack=hidden.pack[src], hands=hands.T, table=table, captured=captured.T,
+            scope=scope.T, played=played, last_capturer=last, play=play + 1,
+            seat_side=seat_side, scores=scores, deal_keys=hidden.keys[src],
+        )  # fmt: skip
+        going = np.flatnonzero(~stopped)
+        end_captured = captured.T.copy()
+        end_scope = scope.T.copy()
+        if len(going):
+            lineup = [rollout_player(self.rollout)] * variant.n_sides
+            end = fused.play_from_states(variant, lineup, state.take(going))
+            end_captured[going], end_scope[going] = end.captured, end.scope
+            stopped[going] = end.stopped_by >= 0
+        totals = scoring.score(variant, end_captured, end_scope, stopped).totals.astype(float)
+        mine = totals[np.arange(count), side]
+        others = (totals.sum(axis=1) - mine) / max(variant.n_sides - 1, 1)
+        diff = mine - others
+        # Mean over samples per (row, action).
+        means = diff.reshape(-1, samples).mean(axis=1)
+        out = np.full((len(part), legal.card.shape[1]), -np.inf)
+        first = np.concatenate([[0], np.cumsum(n_actions)[:-1]])
+        for i, c in enumerate(n_actions):
+            out[i, :c] = means[first[i] : first[i] + c]
+        return out
+
+
+@dataclass(frozen=True)
+class _Hidden:
+    hands: np.ndarray  # uint64[rows * samples, n_players]
+    pack: np.ndarray  # int8[rows * samples, cards]
+    keys: np.ndarray  # uint64[rows * samples]: the rollouts' random keys
+
+
+@cache
+def rollout_player(name: str) -> Player:
+    from scopa_sim.players import player
+
+    p = player(name)
+    if getattr(p, "fused_code", None) is None:
+        raise RulesError(
+            f"pimc rolls out with a compiled player (random, greedy, ...); {name!r} is not one"
+        )
+    return p
+
+
+@dataclass(frozen=True)
+class CheaterPlayer(PimcPlayer):
+    """The same search on the true deal: it sees every hand and the stock (one sample, the real
+    one). An upper bound for search, labelled as such and never ranked among fair players."""
+
+    name = "cheater"
+    summary = "pimc seeing every hand (an upper bound, not a fair player)"
+    samples: int = 1
+    sees_hidden_cards: ClassVar[bool] = True
+
+    def __post_init__(self):
+        if self.samples != 1:
+            raise RulesError("cheater searches the one true deal: samples is 1")
+        if self.rollout != "greedy":
+            rollout_player(self.rollout)
+
+    def _deals(self, obs: Observation, rng) -> _Hidden:
+        if obs.hidden_hands is None or obs.hidden_pack is None:
+            raise RuntimeError("cheater needs the hidden cards; the engine gives them to players")
+        rows = len(obs.hand)
+        keys = (rng.random(size=1) * 2.0**63).astype(np.uint64)
+        return _Hidden(obs.hidden_hands.copy(), obs.hidden_pack.copy(), keys.reshape(rows))
