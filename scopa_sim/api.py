@@ -119,6 +119,9 @@ class DealRecord:
     legal: list[list[tuple[int, tuple[int, ...]]]] = field(default_factory=list)
     scores: list[int] = field(default_factory=list)  # the game scores before the deal, per side
     players: tuple[Player, ...] = ()  # the player of each side
+    #: The key of the players' random numbers in this deal (``seeding.deal_keys``): play ``k``'s
+    #: generator is ``seeding.DecisionRandom(np.array([decision_key], np.uint64), k)``.
+    decision_key: int | None = None
 
     @property
     def dealer(self) -> int:
@@ -231,11 +234,15 @@ def record_deals(rules, players, cards, *, seed, game, deal, offset, scores) -> 
     """Play packs on the vectorised engine with a record of every play; one record per pack."""
     thrown = engine.throw_in_rows(rules, cards)
     playing = np.flatnonzero(~thrown)
+    keys = seeding.deal_keys(
+        seeding.stream_key(seed, seeding.PLAYERS), np.asarray(game, np.int64),
+        np.asarray(deal, np.int64),
+    )  # fmt: skip
     records: list[DealRecord | None] = [None] * len(cards)
     for i in np.flatnonzero(thrown):
         records[i] = DealRecord(
             rules, cards[i].tolist(), True, [], [], [], [], scores=np.asarray(scores)[i].tolist(),
-            players=tuple(players),
+            players=tuple(players), decision_key=int(keys[i]),
         )  # fmt: skip
     if not len(playing):
         return records
@@ -279,6 +286,6 @@ def record_deals(rules, players, cards, *, seed, game, deal, offset, scores) -> 
             rules, cards[i].tolist(), False, moves, sides, cards_of(played.leftovers[row]),
             played.seat_side[row].tolist(), int(played.opening[row]),
             int(played.stopped_by[row]) if stopped[row] else None, legal,
-            np.asarray(scores)[i].tolist(), tuple(players),
+            np.asarray(scores)[i].tolist(), tuple(players), int(keys[i]),
         )  # fmt: skip
     return records

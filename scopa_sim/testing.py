@@ -29,9 +29,10 @@ returns a :class:`CheckReport`. The contract it checks is the one of ``players/b
    hands the hidden cards; the report says so);
 6. **a fused row policy agrees with act**: a player that declares ``fused_code`` plays the
    same runs on the engine's default (fused) path as on the lockstep path that calls ``act``;
-7. **the optional evaluation** ``explain(obs, legal) -> float[B, A]`` (:data:`EXPLAIN_PROTOCOL`),
-   when the player has one: the shape of ``legal.card``, a float array, finite on every legal
-   slot, and the same for a row whatever other rows share the batch.
+7. **the optional evaluation** ``explain(obs, legal[, rng]) -> float[B, A]``
+   (:data:`EXPLAIN_PROTOCOL`), when the player has one: the shape of ``legal.card``, a float
+   array, finite on every legal slot, and the same for a row whatever other rows share the
+   batch.
 
 Every check runs on each variant given (by default every preset of ``scopa_sim.rules.PRESETS``,
 with the default rules and with ``forced_capture``), with the player on every side and with the
@@ -70,17 +71,48 @@ from scopa_sim.players import LegalActions, Observation, Player
 from scopa_sim.players import player as player_of_spec
 from scopa_sim.rules import PRESETS, Variant, parse_variant, variant
 
-__all__ = ["EXPLAIN_PROTOCOL", "CheckReport", "PlayerCheckError", "check_player"]
+__all__ = [
+    "EXPLAIN_PROTOCOL",
+    "CheckReport",
+    "PlayerCheckError",
+    "check_player",
+    "explain_values",
+]
 
 #: The optional evaluation protocol. A player may define
 #: ``explain(self, obs: Observation, legal: LegalActions) -> np.ndarray`` returning, per row and
 #: slot (``float[B, A]``, the shape of ``legal.card``), its own evaluation of each legal action:
-#: higher is better, in units the player documents (points, a probability, a key); padding
-#: slots may hold anything (NaN is usual). It takes no random numbers: it says how the player
-#: sees the actions, and ``act`` need not be its argmax (a player that plays at random may
-#: explain with its probabilities). ``scopa-sim replay --html`` shows it beside every legal
-#: action, and :func:`check_player` checks its shape and batch independence.
-EXPLAIN_PROTOCOL = "explain(obs, legal) -> float[B, A]"
+#: higher is better, in units the player documents (points, a probability, a search value);
+#: padding slots may hold anything (NaN or -inf is usual). A player whose evaluation draws random
+#: numbers (a sampling search) takes a third argument, ``explain(obs, legal, rng)``, and is
+#: handed a fresh generator of the same decision points: the numbers ``act`` got there, so it
+#: explains the values it chose by. ``act`` need not be its argmax (a player that plays at random
+#: may explain with its probabilities). ``scopa-sim replay --html`` shows it beside every legal
+#: action (through :func:`explain_values`), and :func:`check_player` checks its shape, that legal
+#: slots are finite, and its batch independence.
+EXPLAIN_PROTOCOL = "explain(obs, legal[, rng]) -> float[B, A]"
+
+
+def explain_values(player, obs: Observation, legal: LegalActions, rng=None) -> np.ndarray | None:
+    """``player.explain`` of a batch of decision points by the protocol above, or None for a
+    player without one. ``rng`` is the decision points' ``DecisionRandom`` (fresh: nothing
+    drawn yet), handed to an ``explain`` that takes it; without it such a player gives None."""
+    explain = getattr(player, "explain", None)
+    if not callable(explain):
+        return None
+    if not _takes_rng(explain):
+        return explain(obs, legal)
+    return None if rng is None else explain(obs, legal, rng)
+
+
+def _takes_rng(method) -> bool:
+    try:
+        parameters = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 3 or any(p.name == "rng" for p in parameters)
+
 
 #: Option sets every preset is checked with by default.
 DEFAULT_OPTIONS: tuple[dict[str, object], ...] = ({}, {"forced_capture": True})
@@ -241,6 +273,9 @@ class _Probe(Player):
         everyone = np.arange(rows)
         subset = everyone[::-1][::2]  # every other row, in reverse order
         rng_again, rng_subset = rng.subset(everyone), rng.subset(subset)
+        explains = callable(getattr(self.inner, "explain", None))
+        if explains:  # fresh generators for explain: the numbers act gets
+            rng_explain = (rng.subset(everyone), rng.subset(subset))
         where = f"at play {obs.play + 1} (seat {obs.seat}) of {obs.variant.describe()}"
 
         choice = self._call(obs, legal, rng, where)
@@ -267,8 +302,8 @@ class _Probe(Player):
                 "padding trimmed). Each row is a different deal: compute each row from its own "
                 "obs and legal row only (no row 0, no batch-wide max or sum, no padding width)"
             )
-        if callable(getattr(self.inner, "explain", None)):
-            self._check_explain(obs, legal, subset, legal_subset, where)
+        if explains:
+            self._check_explain(obs, legal, subset, legal_subset, rng_explain, where)
         self._counts["decisions"] += rows
         return choice
 
@@ -308,12 +343,12 @@ class _Probe(Player):
                 f"{len(bad)} of {rows} rows were illegal"
             )
 
-    def _check_explain(self, obs, legal, subset, legal_subset, where) -> None:
+    def _check_explain(self, obs, legal, subset, legal_subset, rngs, where) -> None:
         self._counts["explains"] = True
 
-        def call(o, lg):
+        def call(o, lg, rng):
             try:
-                return self.inner.explain(o, lg)
+                return explain_values(self.inner, o, lg, rng)
             except Exception as err:
                 raise PlayerCheckError(
                     f"{self.label}: explain raised {type(err).__name__}: {err} ({where})"
@@ -338,9 +373,9 @@ class _Probe(Player):
                 )
             return valid
 
-        values = call(obs, legal)
+        values = call(obs, legal, rngs[0])
         check(values, legal, "")
-        part = call(obs.take(subset), legal_subset)
+        part = call(obs.take(subset), legal_subset, rngs[1])
         valid = check(part, legal_subset, ", a subset of the batch's rows")
         whole = values[subset][:, : legal_subset.card.shape[1]]
         if not np.allclose(part[valid], whole[valid], rtol=1e-9, atol=1e-12):

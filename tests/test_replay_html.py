@@ -18,12 +18,14 @@ import random
 import re
 import shutil
 import subprocess
+from dataclasses import dataclass
 from html.parser import HTMLParser
 
+import numpy as np
 import pytest
 
 from scopa_sim import api, cli, reporting
-from scopa_sim.players import GreedyPlayer
+from scopa_sim.players import GreedyPlayer, Player
 from scopa_sim.rules import PRESETS, variant
 
 ON_CI = os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
@@ -283,6 +285,38 @@ def test_a_deal_of_a_recorded_run(capsys, tmp_path):
     assert "Replay of run, game 2, deal 1" in html
     assert any(record.scores), "the deal's scores before it are kept for explain"
     assert "(chitarrella)" in html and "(greedy)" in html
+
+
+@dataclass(frozen=True)
+class Dice(Player):
+    """Plays a uniformly random legal action; explains with the same draw (explain takes rng)."""
+
+    name = "dice"
+
+    def act(self, obs, legal, rng):
+        return np.minimum((rng.random() * legal.count).astype(np.int64), legal.count - 1)
+
+    def explain(self, obs, legal, rng):
+        values = np.where(np.arange(legal.card.shape[1]) < legal.count[:, None], 0.0, np.nan)
+        values[np.arange(len(legal.count)), self.act(obs, legal, rng)] = 1.0
+        return values
+
+
+def test_an_explain_that_takes_rng_shows_the_values_act_chose_by():
+    """``Dice`` plays at random and explains with the same draw (1 on the action it plays): on
+    the page its played action is the one valued 1 at every play, so the page rebuilt the very
+    random numbers the player had (``DealRecord.decision_key``)."""
+    v = variant("classic")
+    records = api.play_packs(v, [Dice(), "greedy"], [playable_pack(v, s) for s in (1, 2)], seed=5)
+    page = ReplayPage(reporting.render_replay(records))
+    moves = [m for r in records for m in r.moves]
+    dice_plays = [p for p, m in zip(page.plays, moves, strict=True) if m.seat == 0]
+    assert dice_plays and all("evaluation" in p["caption"] for p in dice_plays)
+    for play in dice_plays:
+        assert [a["cells"][3] for a in play["alternatives"] if a["chosen"]] == ["1"]
+        assert sorted(a["cells"][3] for a in play["alternatives"])[:-1] == ["0"] * (
+            len(play["alternatives"]) - 1
+        )
 
 
 def test_text_from_players_is_escaped():

@@ -140,9 +140,8 @@ def _replay_card(pack, card: int, *, chosen: bool = False) -> dict:
 
 def _explain_row(player, rules, state: dict, play: int, seat: int, legal) -> list[float] | None:
     """``player.explain`` of one decision point (the optional protocol of scopa_sim.testing),
-    or None when the player has none."""
-    explain = getattr(player, "explain", None)
-    if not callable(explain) or not legal:
+    or None when the player has none (or needs random numbers the record does not key)."""
+    if not callable(getattr(player, "explain", None)) or not legal:
         return None
     import dataclasses
 
@@ -179,7 +178,15 @@ def _explain_row(player, rules, state: dict, play: int, seat: int, legal) -> lis
         count=np.array([len(legal)], np.int64),
         n_cards=np.array([int(groups[-1]) + 1], np.int64),
     )
-    values = np.asarray(explain(obs, actions), dtype=np.float64)
+    from scopa_sim.seeding import DecisionRandom
+    from scopa_sim.testing import explain_values
+
+    key = state["decision_key"]
+    rng = None if key is None else DecisionRandom(np.array([key], np.uint64), play)
+    values = explain_values(player, obs, actions, rng)
+    if values is None:
+        return None
+    values = np.asarray(values, dtype=np.float64)
     return [float(v) for v in values.reshape(1, -1)[0, : len(legal)]]
 
 
@@ -255,6 +262,7 @@ def replay_deal(record, number: int = 1) -> dict:
                 "hands": hands, "table": table, "captured": captured, "played": played,
                 "scores": scores, "seat_sides": seat_sides, "scope": scope,
                 "last": last_capturer, "pack": record.pack,
+                "decision_key": getattr(record, "decision_key", None),
             }  # fmt: skip
             player = players[side] if side < len(players) else None
             values = _explain_row(player, rules, state, play, seat, legal) if player else None
