@@ -9,6 +9,8 @@ players of a lineup) and set the fields of the player's frozen dataclass (docs/p
 
 import dataclasses
 import importlib
+import os
+import sys
 from importlib.metadata import entry_points
 
 from scopa_sim.players.base import LegalActions, Observation, Player
@@ -68,6 +70,10 @@ def _lookup(head: list[str], spec: str) -> Player:
         module, attribute = head
 
         def load():
+            # Like ``python -m``, the current folder is importable: your own players in the
+            # project you run from load without installing them.
+            if os.getcwd() not in sys.path and "" not in sys.path:
+                sys.path.append(os.getcwd())
             return getattr(importlib.import_module(module), attribute)
 
         target = _load(load, spec)
