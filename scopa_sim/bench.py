@@ -173,7 +173,7 @@ def path_cases(*paths: str, deals: int = 300_000) -> list[Case]:
     return cases
 
 
-PATH_CASES: list[Case] = path_cases()  # no engine paths to compare yet
+PATH_CASES: list[Case] = path_cases("lockstep", "fused")
 
 
 def preset_cases() -> list[Case]:
@@ -409,13 +409,7 @@ def jobs(groups: set[str], quick: bool, batch_size: int, runs: int) -> Iterator[
     if "native" in groups:
         deals = NATIVE_DEALS // QUICK if quick else NATIVE_DEALS
         yield f"{NATIVE_NAME} ({deals:,})", partial(native_row, deals, runs)
-    for case in [*CASES, *PATH_CASES]:
-        if case.group in groups:
-            count = case.count // QUICK if quick else case.count
-            if case.fresh:
-                yield f"{case.name} ({count:,})", partial(in_fresh_process, case, count, batch_size)
-            else:
-                yield f"{case.name} ({count:,})", partial(measure, case, count, batch_size, runs)
+    yield from _case_jobs(CASES, groups, quick, batch_size, runs)
     if "growth" in groups:
         for size in GROWTH_SIZES:
             count = size // GROWTH_QUICK if quick else size
@@ -434,6 +428,17 @@ def jobs(groups: set[str], quick: bool, batch_size: int, runs: int) -> Iterator[
             if quick:
                 case = replace(case, count=case.count // QUICK)
             yield f"{case.name} ({case.count:,})", partial(preset_row, case, batch_size, runs)
+    yield from _case_jobs(PATH_CASES, groups, quick, batch_size, runs)
+
+
+def _case_jobs(cases, groups, quick, batch_size, runs) -> Iterator[tuple]:
+    for case in cases:
+        if case.group in groups:
+            count = case.count // QUICK if quick else case.count
+            if case.fresh:
+                yield f"{case.name} ({count:,})", partial(in_fresh_process, case, count, batch_size)
+            else:
+                yield f"{case.name} ({count:,})", partial(measure, case, count, batch_size, runs)
 
 
 def preset_row(case: Case, batch_size: int, runs: int) -> dict:
