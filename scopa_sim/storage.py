@@ -51,6 +51,7 @@ SCHEMA: dict[str, pl.DataType] = {
     "final": pl.Boolean(),
     "won": pl.Boolean(),
     "redeals": pl.Int8(),
+    "stopped": pl.Boolean(),
 }
 
 
@@ -109,7 +110,15 @@ def chunk_path(folder: Path, chunk: int) -> Path:
 
 
 def write_chunk(frame: pl.DataFrame, folder: Path, chunk: int) -> int:
-    """Write one chunk atomically (temporary name, then rename); returns its size in bytes."""
+    """Write one chunk atomically (temporary name, then rename); returns its size in bytes.
+
+    Options measured on a 200,000-row chunk (CPU time, best of 11, polars 1.x): zstd level 1
+    with statistics 83 ms and 11.4 bytes a row; without statistics 62 ms (but readers could no
+    longer skip files and row groups by game, as a deal's replay does); zstd 3 about 30 % more
+    time for 1 % fewer bytes; lz4 as fast but 45 % more bytes; one row group per file no
+    faster; pyarrow's writer 95-140 ms whatever its options (dictionaries for the text columns
+    only, statistics for a few columns).
+    """
     tmp = partial_dir(folder) / f"chunk-{chunk:06d}.{os.getpid()}.parquet"
     frame.write_parquet(tmp, compression="zstd", compression_level=1, statistics=True)
     final = chunk_path(folder, chunk)
