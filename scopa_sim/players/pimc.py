@@ -277,13 +277,17 @@ class PimcPlayer(Player):
     legal action rolled out to the end of the deal by ``rollout`` on every seat, the best mean
     point difference played. When at most ``endgame`` plays remain after the action, all in
     hands already dealt, each sample is solved exactly instead (minimax over every way the deal
-    can end, the seat's side maximising its point difference)."""
+    can end, the seat's side maximising its point difference).
+
+    The exact endgame is off by default: it plays as if the opponents played perfectly, and
+    against greedy (classic, 2,000 duplicate deals, seed 6) ``endgame=6`` scored +0.95 [0.88,
+    1.02] points per deal where rollouts scored +1.12 [1.05, 1.19]."""
 
     name = "pimc"
     summary = "determinised Monte Carlo search: samples hidden hands, rolls every action out"
     samples: int = 64
     rollout: str = "greedy"
-    endgame: int = 6
+    endgame: int = 0
 
     def __post_init__(self):
         if not 1 <= self.samples <= 4096:
