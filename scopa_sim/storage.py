@@ -18,7 +18,7 @@ from scopa_sim import seeding
 from scopa_sim.engine.outcomes import DealOutcomes
 from scopa_sim.rules import CATEGORIES
 
-#: Version of the column layout (SCHEMA). 2: ``first_dealer`` and ``pt_sevens`` added.
+#: Version of the column layout (SCHEMA). 2: ``first_dealer``, ``pt_sevens`` and ``stopped`` added.
 SCHEMA_VERSION = 2
 
 #: Version of the data a configuration and seed produce. Bump it whenever a rerun of the same
@@ -26,7 +26,8 @@ SCHEMA_VERSION = 2
 #: other rules by default): a run folder of another data version is refused, never completed
 #: with rows that do not match its first chunks. Manifests written before data version 2 do not
 #: record it. 2: the first dealer of a game is drawn at random by default (``first_dealer``
-#: column), the ``sevens`` point category (``pt_sevens``), pack stream 2 (seeding).
+#: column), the ``sevens`` point category (``pt_sevens``), the ``stopped`` column, pack stream 2
+#: (seeding).
 DATA_VERSION = 2
 
 #: Column types of a run's Parquet files, in order. docs/schema.md says what each one means.
