@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,6 +66,34 @@ def require(data: Path, name: str) -> Run:
     if name not in found:
         raise MissingData(f"run {name!r} is not in {data}/; run `make simulate` first")
     return found[name]
+
+
+def run_players(run: Run) -> tuple[str, ...]:
+    """The players of a run as its rows record them (column ``strategy``), in side order, each
+    once; the manifest's players when the column holds none."""
+    manifest = run.folder.with_name(f"{run.folder.name}.manifest.json")
+    stamp = manifest.stat().st_mtime_ns if manifest.exists() else None
+    return _run_players(str(run.folder), stamp) or tuple(dict.fromkeys(run.config["players"]))
+
+
+@functools.cache
+def _run_players(folder: str, stamp: int | None) -> tuple[str, ...]:  # stamp: a new run, a new key
+    frame = pl.scan_parquet(folder).select("side", "strategy").unique().collect()
+    frame = frame.drop_nulls().filter(pl.col("strategy") != "").sort("side", "strategy")
+    return tuple(dict.fromkeys(frame["strategy"]))
+
+
+def players_sentence(runs: Iterable[Run]) -> str:
+    """One sentence naming the players each run's data come from (read from the data)."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for run in runs:
+        groups.setdefault(run_players(run), []).append(run.name)
+    parts = []
+    for players, names in groups.items():
+        who = f"{players[0]} on every side" if len(players) == 1 else " against ".join(players)
+        where = f"run {names[0]}" if len(names) == 1 else f"runs {', '.join(names)}"
+        parts.append(f"{who} ({where})")
+    return "Players, as the strategy column of the data records them: " + "; ".join(parts) + "."
 
 
 def reproduce(module: str) -> str:

@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 
-from analyses._common import Run, count_rank, main, reproduce, require
+from analyses._common import Run, count_rank, main, players_sentence, reproduce, require
 from scopa_sim import reporting, stats
 
 RUN = "classic-deals"
@@ -282,7 +282,7 @@ def build(data: Path) -> reporting.Page:
         slug="ace-value",
         title="What is an ace worth for primiera?",
         question=QUESTION,
-        method=METHOD,
+        method=f"{METHOD} {players_sentence([run])}",
         finding=finding,
         sections=[
             reporting.Section(

@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 
-from analyses._common import Run, has_card, main, reproduce, require
+from analyses._common import Run, has_card, main, players_sentence, reproduce, require
 from scopa_sim import reporting, stats
 from scopa_sim.cards import ITALIAN_40
 
@@ -227,7 +227,7 @@ def build(data: Path) -> reporting.Page:
         slug="card-values",
         title="What is each card worth?",
         question=QUESTION,
-        method=method(deals, total),
+        method=f"{method(deals, total)} {players_sentence([run])}",
         finding=finding,
         sections=[
             reporting.Section(

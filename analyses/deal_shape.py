@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 
-from analyses._common import Run, main, reproduce, require, runs
+from analyses._common import Run, main, players_sentence, reproduce, require, runs
 from scopa_sim import reporting, stats
 from scopa_sim.rules import parse_variant
 
@@ -426,13 +426,15 @@ def build(data: Path) -> reporting.Page:
         "the target."
     )
     provenance = [g.run.provenance(g.deals) for g in games]
+    used = [g.run for g in games]
     if plain is not None:
         provenance.append(plain.run.provenance(plain.deals))
+        used.append(plain.run)
     return reporting.Page(
         slug="deal-shape",
         title="The shape of a deal and of a game",
         question=QUESTION,
-        method=METHOD,
+        method=f"{METHOD} {players_sentence(used)}",
         finding=finding,
         sections=[_deal_section(shape, plain), _game_section(games)],
         data=provenance,

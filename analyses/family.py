@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 
-from analyses._common import MissingData, Run, main, reproduce, runs
+from analyses._common import MissingData, Run, main, players_sentence, reproduce, runs
 from scopa_sim import reporting, stats
 from scopa_sim.rules import PRESETS, Variant, parse_variant
 
@@ -502,7 +502,7 @@ def build(data: Path) -> reporting.Page:
         slug="family",
         title="The Scopa family side by side",
         question=QUESTION,
-        method=METHOD,
+        method=f"{METHOD} {players_sentence(m.run for m in members)}",
         finding=_finding(members),
         sections=sections,
         data=[

@@ -22,7 +22,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 
-from analyses._common import MissingData, Run, main, reproduce, runs
+from analyses._common import MissingData, Run, main, players_sentence, reproduce, runs
 from scopa_sim import reporting, stats
 from scopa_sim.rules import parse_variant
 
@@ -564,7 +564,7 @@ def build(data: Path) -> reporting.Page:
         slug="seat-advantage",
         title="The dealer's edge",
         question=QUESTION,
-        method=METHOD,
+        method=f"{METHOD} {players_sentence(e.run for e in edges)}",
         finding=finding,
         sections=sections,
         data=[e.run.provenance(e.deals) for e in edges],

@@ -47,6 +47,16 @@ def finding(result: compare.Comparison) -> str:
     )
 
 
+def players_text(result: compare.Comparison) -> str:
+    """Which players the comparison's deals were played by (what it played, not this module's
+    constants)."""
+    lineups = [tuple(dict.fromkeys(players)) for players in result.arm_players]
+    texts = dict.fromkeys(
+        f"{p[0]} on every side" if len(p) == 1 else " against ".join(p) for p in lineups
+    )
+    return f"Players, as the comparison played them: {'; '.join(texts)}."
+
+
 def build(data: Path) -> reporting.Page:
     """Does a rule change matter?
 
@@ -66,7 +76,7 @@ def build(data: Path) -> reporting.Page:
         "about half the deals are dealt by each player; dealer_edge is the dealer's side minus "
         "the mean of the other sides. The greedy "
         "player always captures when it can, so forced_capture changes only the random "
-        "player's choices.",
+        "player's choices. " + players_text(result),
         data=[{**row, "mode": MODE, "source": source} for row in page.data],
         reproduce="make report    # this page plays its own deals; it reads no data\n"
         "# or this page alone:\n"
