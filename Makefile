@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install test bench lint simulate report clean
+.PHONY: install test bench lint simulate tournament report clean
 
 install: $(STAMP)
 
@@ -12,7 +12,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,dask]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,dask]' --config-settings editable_mode=compat
 	@touch $(STAMP)
 
 test: install
@@ -38,8 +38,18 @@ lint: install
 simulate: install
 	$(BIN)/scopa-sim simulate --config configs/default.toml
 
-# Reports from the default data; `simulate` first plays whatever is missing (a no-op when done).
-report: simulate
+# The default tournaments of configs/tournaments.toml (the page "Who plays best?"): one
+# `scopa-sim tournament` command each, printed before it runs (`python -m analyses.who_plays_best
+# --commands` lists them). A complete tournament folder is only re-read, never played again.
+tournament: install
+	@cmds="$$($(BIN)/python -m analyses.who_plays_best --commands --data data)" || exit 1; \
+	printf '%s\n' "$$cmds" | while IFS= read -r cmd; do \
+		echo "$$cmd"; sh -c "$$cmd" < /dev/null || exit 1; \
+	done
+
+# Reports from the default data; `simulate` and `tournament` first play whatever is missing (a
+# no-op when done).
+report: simulate tournament
 	$(BIN)/python -m analyses --data data --out reports
 
 clean:

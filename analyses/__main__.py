@@ -14,11 +14,20 @@ from analyses import (
     family,
     seat_advantage,
     variant_comparison,
+    who_plays_best,
 )
 from analyses._common import DATA, REPORTS, MissingData
 from scopa_sim.reporting import write_site
 
-ANALYSES = (family, ace_value, card_values, seat_advantage, deal_shape, variant_comparison)
+ANALYSES = (
+    family,
+    ace_value,
+    card_values,
+    seat_advantage,
+    deal_shape,
+    variant_comparison,
+    who_plays_best,  # reads data/tournaments/ (`make tournament`)
+)
 
 
 def main(argv=None) -> int:

@@ -1,0 +1,180 @@
+"""The page "Who plays best?" (analyses/who_plays_best.py) on a tiny real tournament, and the
+players sentence every page carries.
+
+The tournament is random, greedy and memory in classic, 4,000 duplicate deals a run, played by
+the very command the page prints (so the Reproduce block is known to work): memory must be rated
+above greedy above random with separated intervals, and the page must show what the command's own
+ratings.parquet holds (the page re-reads, it never replays). A missing or incomplete tournament
+folder is refused with one line. The players sentence of an existing page is read from the data.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from analyses import __main__ as site
+from analyses import seat_advantage, who_plays_best
+from analyses._common import MissingData, main, players_sentence, runs
+from scopa_sim import cli, runner
+from scopa_sim.reporting import render_page
+
+XMLNS = re.compile(r'\sxmlns(?::[\w-]+)?\s*=\s*"http://www\.w3\.org/[^"]*"')
+TINY = """\
+[defaults]
+seed = 1
+workers = 1
+
+[[tournament]]
+name = "tiny"
+variant = "classic"
+players = ["random", "greedy", "memory"]
+deals = 4_000
+"""
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """A tournament folder played by the command the page shows: (data, config, command)."""
+    root = tmp_path_factory.mktemp("players")
+    config = root / "tournaments.toml"
+    config.write_text(TINY)
+    data = root / "data"
+    (command,) = who_plays_best.commands(data, config)
+    args = shlex.split(command)
+    assert args[0] == ".venv/bin/scopa-sim" and args[1] == "tournament"
+    status = cli.main([*args[1:], "--no-progress"])
+    assert status == 0
+    return data, config, command
+
+
+@pytest.fixture(scope="module")
+def page(tiny):
+    data, config, _ = tiny
+    return who_plays_best.build(data, config)
+
+
+def test_the_page_is_built_self_contained_and_names_players_and_method(tiny, page):
+    _, _, command = tiny
+    html = render_page(page)
+    assert page.title == "Who plays best?" and page.slug == "who-plays-best"
+    assert "http" not in XMLNS.sub("", html)  # nothing fetched: no http(s) URL but SVG namespaces
+    assert html.count("<svg") >= 2  # the forest plot and the heat map, inline
+    for player in ("random", "greedy", "memory"):
+        assert player in page.method and player in html
+    for word in ("Duplicate", "Bradley-Terry", "Holm", "one family per metric"):
+        assert word in page.method
+    assert command in page.reproduce  # the exact command that played the folder
+    assert "make tournament" in page.reproduce
+    assert page.data[0]["tournament"] == "tiny" and page.data[0]["seed"] == 1
+    assert "4,000" in page.data[0]["per run"]
+    headings = [s.heading for s in page.sections]
+    assert any(h.endswith(": ratings") for h in headings)
+    assert any(h.endswith(": pairings") for h in headings)
+    assert any("duplicate play" in h for h in headings)
+    assert "Variance reduction" in html and "Key pairings" in html
+
+
+def test_the_ratings_rank_memory_over_greedy_over_random(tiny, page):
+    data, config, _ = tiny
+    (spec,) = who_plays_best.load_config(config)
+    result = who_plays_best.load(spec, data)
+    ranked = [r.player for r in result.ratings]
+    assert ranked == ["memory", "greedy", "random"]
+    memory, greedy, random = result.ratings
+    assert memory.ci_low > greedy.ci_high and greedy.ci_low > random.ci_high
+    # The page shows the command's own ratings (ratings.parquet), not numbers of its own.
+    saved = pl.read_parquet(spec.folder(data) / "ratings.parquet").sort("rating", descending=True)
+    assert saved["player"].to_list() == ranked
+    assert saved["rating"].to_list() == pytest.approx([r.rating for r in result.ratings])
+    (table,) = [t for s in page.sections for t in s.tables if t.caption.startswith("Fair players")]
+    assert [row[1] for row in table.rows] == ranked
+    assert table.rows[0][2] == f"{memory.rating:+.0f}"
+    # The answer names the best player and its margin over greedy with an interval.
+    assert page.finding.startswith("classic: memory rated best")
+    assert "beating greedy by +" in page.finding and "points per deal" in page.finding
+    (key,) = [t for s in page.sections for t in s.tables if t.caption.startswith("Key pairings")]
+    assert [row[:2] for row in key.rows] == [["memory", "greedy"], ["greedy", "random"]]
+    assert "all 3 pairings" in key.caption
+
+
+def test_the_page_writes_alone_and_in_the_site(tiny, tmp_path):
+    data, config, _ = tiny
+
+    def build(folder):
+        """Who plays best? (the tiny tournament)"""
+        return who_plays_best.build(folder, config)
+
+    assert main(build, ["--data", str(data), "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "who-plays-best.html").exists()
+    assert who_plays_best in site.ANALYSES
+
+
+def test_a_missing_tournament_folder_is_refused_with_one_line(tmp_path, capsys):
+    out = tmp_path / "out"
+    status = main(who_plays_best.build, ["--data", str(tmp_path / "data"), "--out", str(out)])
+    err = capsys.readouterr().err
+    assert status == 2 and not out.exists()
+    assert len(err.strip().splitlines()) == 1
+    assert err.startswith("error: tournament folder ") and "make tournament" in err
+
+
+def test_an_incomplete_tournament_folder_is_refused(tiny, tmp_path):
+    data, config, _ = tiny
+    copy = tmp_path / "data"
+    shutil.copytree(data, copy)
+    run = copy / "tournaments" / "tiny" / "greedy-vs-memory"  # a run not yet started
+    shutil.rmtree(run)
+    run.with_name(f"{run.name}.manifest.json").unlink()
+    with pytest.raises(MissingData, match=r"incomplete \(1 of 6 runs.*make tournament") as err:
+        who_plays_best.build(copy, config)
+    assert "\n" not in str(err.value)
+
+
+def test_the_default_tournaments_and_their_commands():
+    specs = {s.name: s for s in who_plays_best.load_config()}
+    classic, scopone = specs["classic-deals"], specs["scopone-games"]
+    assert (classic.variant, classic.mode) == ("classic", "deals")
+    assert {"random", "greedy", "defensive", "memory", "chitarrella", "cheater"} <= set(
+        classic.players
+    )
+    assert any(p.startswith("pimc") for p in classic.players)
+    assert (scopone.variant, scopone.mode) == ("scopone", "games")
+    assert len(scopone.players) == 4 and any(p.startswith("pimc") for p in scopone.players)
+    # The Makefile's target runs exactly what --commands prints.
+    printed = subprocess.run(
+        [sys.executable, "-m", "analyses.who_plays_best", "--commands"],
+        capture_output=True, text=True, check=True, cwd=Path(__file__).resolve().parent.parent,
+    ).stdout.splitlines()  # fmt: skip
+    assert printed == who_plays_best.commands()
+    assert printed[0].startswith(".venv/bin/scopa-sim tournament --variant classic ")
+    assert "--out data/tournaments/classic-deals" in printed[0]
+
+
+def test_an_existing_page_says_which_players_its_data_come_from(tmp_path):
+    """The sentence is read from the strategy column, not from the page's code: a run between
+    memory and chitarrella (no page names them) must be named as such."""
+    data = tmp_path / "data"
+    config = runner.RunConfig.create(
+        variant="classic", players=["memory", "chitarrella"], mode="games", count=200, seed=5,
+        out=data / "mini", chunk_size=100,
+    )  # fmt: skip
+    runner.run(config, progress=False)
+    found = runs(data)
+    sentence = players_sentence(found.values())
+    assert sentence == (
+        "Players, as the strategy column of the data records them: memory against chitarrella "
+        "(run mini)."
+    )
+    page = seat_advantage.build(data)
+    assert sentence in page.method
+    manifest = json.loads((data / "mini.manifest.json").read_text())
+    assert manifest["config"]["players"] == ["memory", "chitarrella"]
