@@ -12,7 +12,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,dask]' --config-settings editable_mode=compat --config-settings editable_mode=compat
+	$(BIN)/python -m pip install --quiet -e '.[dev,dask]' --config-settings editable_mode=compat
 	@touch $(STAMP)
 
 test: install
