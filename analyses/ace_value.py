@@ -1,7 +1,7 @@
 """What is an ace worth for primiera?
 
 A side's primiera takes its best card in each suit (7 = 21, 6 = 18, ace = 16, 5 = 15, ...,
-RULES.md §5), so an ace counts only in a suit where the side has neither the seven nor the six.
+docs/rules.md §5), so an ace counts only in a suit where the side has neither the seven nor the six.
 This page measures, on independent deals of classic Scopa, how the chance of winning the primiera
 point moves with the number of aces a side captured once its sevens and sixes are held fixed, and
 what one more ace is worth in points over the opponent.

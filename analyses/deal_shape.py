@@ -2,7 +2,7 @@
 
 How many points a side scores in a deal, how many scope (sweeps) a deal has, how many deals a game
 lasts to 11, 16 and 21 points, and how often the leaders tie at or above the target so that further
-deals are needed (RULES.md §6), in games of classic Scopa between greedy players.
+deals are needed (docs/rules.md §6), in games of classic Scopa between greedy players.
 """
 
 from __future__ import annotations
@@ -375,7 +375,8 @@ def _game_section(games: list[GameShape]) -> reporting.Section:
         text=(
             "Points are added at the end of each deal; the first side to reach the target at the "
             "end of a deal wins, and if the leading sides are tied at or above it, further deals "
-            "are played (RULES.md §6). 'Tie deals' counts the deals after which that happened; "
+            "are played (docs/rules.md §6). 'Tie deals' counts the deals after which that "
+            "happened; "
             "each one forced a further deal."
         ),
         figures=[reporting.Figure("Deals per game, by target", _length_chart(games))],

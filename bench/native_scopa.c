@@ -1,7 +1,7 @@
 /*
  * native_scopa.c: the native yardstick of `make bench`.
  *
- * A careful single-threaded C program that plays classic 2-player Scopa deals (RULES.md
+ * A careful single-threaded C program that plays classic 2-player Scopa deals (docs/rules.md
  * sections 1-5) between two random players, with full scoring, as fast as plain C does it.
  * The Python engine's deals per second are reported as a share of this figure.
  *
@@ -81,7 +81,7 @@ static inline int lowest(u64 x) { return __builtin_ctzll(x); } /* id of the lowe
 static inline int rank_of(int card) { return card % RANKS + 1; }
 
 static void init_tables(void) {
-    /* Primiera values by rank (RULES.md section 1): 7 = 21, 6 = 18, A = 16, 5 = 15, 4 = 14,
+    /* Primiera values by rank (docs/rules.md section 1): 7 = 21, 6 = 18, A = 16, 5 = 15, 4 = 14,
      * 3 = 13, 2 = 12, face cards = 10. */
     static const int value[RANKS + 1] = {0, 16, 12, 13, 14, 15, 18, 21, 10, 10, 10};
     for (int r = 1; r <= RANKS; r++)
@@ -93,7 +93,7 @@ static void init_tables(void) {
                 primiera_best[pattern] = value[r];
 }
 
-/* ---- Legal captures (RULES.md section 3) ---- */
+/* ---- Legal captures (docs/rules.md section 3) ---- */
 
 /* Every set of cards drawn from `cards` that sums to `left`, each added to `set` and written
  * to out[*n]: depth-first, each card either taken (then only later cards that still fit, by
@@ -156,7 +156,7 @@ static int play_deal(int *pack, int leader, int *points) {
     static u64 options[MAX_CAPTURES];
     int throw_ins = -1;
     u64 table;
-    do { /* throw-in (RULES.md section 2): 3 or 4 kings among the 4 table cards -> redeal */
+    do { /* throw-in (docs/rules.md section 2): 3 or 4 kings among the 4 table cards -> redeal */
         shuffle(pack);
         throw_ins++;
         table = 0;
@@ -193,7 +193,7 @@ static int play_deal(int *pack, int leader, int *points) {
     }
     if (last >= 0) captured[last] |= table; /* the last capturer takes the leftovers */
 
-    /* Scoring (RULES.md section 5): cards, coins, settebello, primiera, scope. */
+    /* Scoring (docs/rules.md section 5): cards, coins, settebello, primiera, scope. */
     points[0] = scope[0];
     points[1] = scope[1];
     most(popcount(captured[0]), popcount(captured[1]), points);

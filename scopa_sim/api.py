@@ -128,7 +128,7 @@ class DealRecord:
         return self.variant.n_players - 1
 
     def to_json(self) -> dict:
-        """The replay format: seat 0 leads, the dealer plays last (RULES.md §2)."""
+        """The replay format: seat 0 leads, the dealer plays last (docs/rules.md §2)."""
         return {
             "variant": self.variant.describe(),
             "deck": self.pack,

@@ -1,6 +1,6 @@
 """Packs and card ids: the geometry every other module shares.
 
-A card id is ``ranks * suit + (rank - 1)`` (RULES.md §1), so a set of cards is a ``uint64``
+A card id is ``ranks * suit + (rank - 1)`` (docs/rules.md §1), so a set of cards is a ``uint64``
 bitmask with bit ``id`` set. Suit 0 is the scoring suit: coins in the Italian pack, hearts in
 the French one. Everything here is pure data; the engines index these arrays directly.
 """
@@ -12,7 +12,7 @@ from functools import cached_property
 
 import numpy as np
 
-#: Primiera value of each rank 1..10 (index 0 unused), RULES.md §1.
+#: Primiera value of each rank 1..10 (index 0 unused), docs/rules.md §1.
 PRIMIERA_STANDARD = (0, 16, 12, 13, 14, 15, 18, 21, 10, 10, 10)
 #: The same with face cards counting 0 (option ``primiera=face_zero``).
 PRIMIERA_FACE_ZERO = (0, 16, 12, 13, 14, 15, 18, 21, 0, 0, 0)

@@ -137,7 +137,7 @@ _FIRST_DEALER = np.uint64(1 << 40)
 def first_dealers(key: np.uint64, game: np.ndarray, n_players: int) -> np.ndarray:
     """The player who deals a game's first deal, uniform on ``0 .. n_players - 1``, ``int64``.
 
-    Drawn from the pack stream keyed by the game alone (RULES.md §2), so runs that differ in
+    Drawn from the pack stream keyed by the game alone (docs/rules.md §2), so runs that differ in
     players or rules (but not in the number of players) see the same first dealers.
     """
     u = to_uniform(hash_counters(key, game, _FIRST_DEALER))

@@ -473,7 +473,7 @@ def _check_runs(p, probe, v: Variant, deals: int, seed: int, label: str, totals:
 
 
 def _blocks(v: Variant) -> list[tuple[int, int]]:
-    """(first pack position, size) of every hand block, in canonical order (RULES.md §2)."""
+    """(first pack position, size) of every hand block, in canonical order (docs/rules.md §2)."""
     out, position = [], v.table_cards
     for size in v.hands:
         for _ in range(v.n_players):

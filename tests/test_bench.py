@@ -103,7 +103,7 @@ def test_native_yardstick_agrees_with_the_engine(tmp_path):
     points = api.play_deals("classic", ["random", "random"], deals=deals, seed=7).totals.sum(1)
     se = math.hypot(native["points_sd"], points.std(ddof=1)) / math.sqrt(deals)
     assert abs(native["points_per_deal"] - points.mean()) < 4 * se
-    # Throw-ins: 29/18278 of deal attempts (RULES.md §2), within 5 standard deviations.
+    # Throw-ins: 29/18278 of deal attempts (docs/rules.md §2), within 5 standard deviations.
     p = 29 / 18278
     expected = deals * p / (1 - p)  # redeals before `deals` deals that were played
     assert abs(native["throw_ins"] - expected) < 5 * math.sqrt(expected)

@@ -75,7 +75,7 @@ def seat_sides(variant: Variant, offset: np.ndarray) -> np.ndarray:
 
 
 def first_dealers(variant: Variant, pack_key: np.uint64, game: np.ndarray) -> np.ndarray:
-    """The player who deals each game's first deal (RULES.md §2): at random from the game's own
+    """The player who deals each game's first deal (docs/rules.md §2): at random from the game's own
     stream, or player n - 1 under ``first_dealer=fixed``."""
     n = variant.n_players
     if variant.first_dealer is FirstDealer.FIXED:
@@ -98,7 +98,7 @@ def throw_in_rows(variant: Variant, packs: np.ndarray) -> np.ndarray:
 
 
 def opening_sweeps(variant: Variant, packs: np.ndarray) -> np.ndarray:
-    """Escobas in each opening table (RULES.md §7): 1 when it sums to 15, 2 when it sums to 30
+    """Escobas in each opening table (docs/rules.md §7): 1 when it sums to 15, 2 when it sums to 30
     and splits into two sets of 15; ``int8[B]``, all 0 unless the variant has the rule."""
     rows = len(packs)
     if not variant.opening_sweep:
@@ -154,7 +154,7 @@ def play_batch(
     record: bool = False,
     snapshot: int | None = None,
 ) -> DealBatch:
-    """Play one deal per row of ``packs`` (``int8[B, cards]``, canonical order, RULES.md §2).
+    """Play one deal per row of ``packs`` (``int8[B, cards]``, canonical order, docs/rules.md §2).
 
     ``scores`` are the game scores before the deal, which players see and which decide
     whether a scopa wins outright (``scopa_wins_immediately``: that row's deal stops there).
@@ -444,7 +444,7 @@ def play_deals(
 
 
 def game_winners(variant: Variant, before: np.ndarray, points, batch: DealBatch) -> np.ndarray:
-    """Per row, the side that has won the game after this deal (RULES.md §6), else -1.
+    """Per row, the side that has won the game after this deal (docs/rules.md §6), else -1.
 
     In order: a scopa that won outright; napoleone (every card of the scoring suit); with
     ``count_in_turn_order`` the first side in seat order at the target; else the side at or

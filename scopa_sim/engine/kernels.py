@@ -5,8 +5,8 @@ search whose size differs from row to row. A pure-numpy version over precomputed
 tables (``engine/tables.py``) is correct too but measured 3 times slower in isolation and 2 times
 slower in the engine (docs/design.md); numba runs the search per row at native speed.
 
-Card sets are ``uint64`` bitmasks (bit = card id, RULES.md §1); a rank's four cards are one mask,
-so equal-rank captures are one AND. Table cards are visited in (rank, suit) order, so sum
+Card sets are ``uint64`` bitmasks (bit = card id, docs/rules.md §1); a rank's four cards are
+one mask, so equal-rank captures are one AND. Table cards are visited in (rank, suit) order, so sum
 captures come out in a fixed order.
 """
 

@@ -1,4 +1,4 @@
-"""Vectorised deal scoring (RULES.md §5) over captured-card bitmasks of a whole batch.
+"""Vectorised deal scoring (docs/rules.md §5) over captured-card bitmasks of a whole batch.
 
 Each category is a handful of array operations: popcounts for cards and coins, bit tests for
 single cards, and 2**ranks-entry lookup tables (one per suit pattern) for primiera and napola.
@@ -88,7 +88,7 @@ def score(
 ) -> DealScores:
     """Score a batch: ``captured`` is ``uint64[B, S]`` (leftovers included), ``scope`` int.
 
-    Rows of ``stopped`` (deals a scopa won outright, RULES.md §6) score their scope alone.
+    Rows of ``stopped`` (deals a scopa won outright, docs/rules.md §6) score their scope alone.
     """
     pack = variant.pack
     ranks = pack.ranks

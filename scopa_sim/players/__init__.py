@@ -134,8 +134,8 @@ def _coerce(default, text: str, key: str, spec: str):
 
 __all__ = [
     "PLAYERS",
-    "ChitarrellaPlayer",
     "CheaterPlayer",
+    "ChitarrellaPlayer",
     "DefensivePlayer",
     "GreedyPlayer",
     "LegalActions",

@@ -1,6 +1,6 @@
 """Rule options: their names, types, ranges and parsing from ``KEY=VALUE`` text.
 
-An option is a switch of the rules data, never a fork of the engine (RULES.md preamble). Each
+An option is a switch of the rules data, never a fork of the engine (docs/rules.md). Each
 preset lists the options that make sense for it; any other option is an error, not ignored.
 """
 

@@ -1,4 +1,4 @@
-"""Named variants (RULES.md §7) and the one way to build a variant with options."""
+"""Named variants (docs/rules.md §7) and the one way to build a variant with options."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def _preset(name: str, n_players: int, n_sides: int, hands, allowed, **rules) ->
     )  # fmt: skip
 
 
-#: The 52-card pub game (RULES.md §7): its own pack, scoring and game end.
+#: The 52-card pub game (docs/rules.md §7): its own pack, scoring and game end.
 _SCOPA_52 = {
     "pack": FRENCH_52,
     "throw_in": False,
@@ -46,17 +46,26 @@ PRESETS: dict[str, Variant] = {
         _preset("classic-4p", 4, 2, (3,) * 3, _ITALIAN_TABLE),
         _preset("classic-6p", 6, 2, (3,) * 2, _ITALIAN_TABLE),
         _preset("scopone", 4, 2, (9,), _ITALIAN_TABLE),
+        _preset("scopone-scientifico", 4, 2, (10,), _ITALIAN, table_cards=0, throw_in=False),
         _preset(
-            "scopone-scientifico", 4, 2, (10,), _ITALIAN, table_cards=0, throw_in=False
+            "escoba",
+            2,
+            2,
+            (3,) * 6,
+            _ITALIAN,
+            capture=Capture.FIFTEEN,
+            opening_sweep=True,
+            throw_in=False,
+            target=15,
         ),
         _preset(
-            "escoba", 2, 2, (3,) * 6, _ITALIAN, capture=Capture.FIFTEEN, opening_sweep=True,
-            throw_in=False, target=15,
-        ),  # fmt: skip
-        _preset(
-            "asso-piglia-tutto", 2, 2, (3,) * 6, _ITALIAN_TABLE | {"ace_sweep_scopa"},
+            "asso-piglia-tutto",
+            2,
+            2,
+            (3,) * 6,
+            _ITALIAN_TABLE | {"ace_sweep_scopa"},
             capture=Capture.ACE_TAKES_ALL,
-        ),  # fmt: skip
+        ),
         _preset("scopa-52", 2, 2, (3,) * 8, _COMMON, **_SCOPA_52),
         _preset("scopa-52-3p", 3, 3, (3, 3, 3, 3, 4), _COMMON, **_SCOPA_52),
         _preset("scopa-52-4p", 4, 4, (3,) * 4, _COMMON, **_SCOPA_52),

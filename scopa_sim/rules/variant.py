@@ -1,7 +1,7 @@
-"""A variant of the game as immutable data (RULES.md is the prose; this is the contract).
+"""A variant of the game as immutable data (docs/rules.md is the prose; this is the contract).
 
 Both engines read only this object, so a rule is changed in exactly one place: a preset or an
-option. Every preset of RULES.md §7 is a value of this class; none is a fork of the engine.
+option. Every preset of docs/rules.md §7 is a value of this class; none is a fork of the engine.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ class RulesError(ValueError):
 
 
 class Capture(StrEnum):
-    """How a played card captures (RULES.md §3 and §7)."""
+    """How a played card captures (docs/rules.md §3 and §7)."""
 
     MATCH_OR_SUM = "match-or-sum"  # equal rank first, else a set summing to the rank
     FIFTEEN = "fifteen"  # escoba: a set summing to 15 minus the played value
@@ -42,7 +42,7 @@ class Napola(StrEnum):
 
 
 class FirstDealer(StrEnum):
-    """Who deals a game's first deal (RULES.md §2)."""
+    """Who deals a game's first deal (docs/rules.md §2)."""
 
     RANDOM = "random"  # drawn from the game's own random stream
     FIXED = "fixed"  # player n - 1, in every game (for designs that assign seats themselves)
