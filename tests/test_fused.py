@@ -2,8 +2,10 @@
 
 For every preset and the option sets of tests/test_agreement.py, plus deals that stop
 (``scopa_wins_immediately`` with a low target) and napoleone in games, the two paths must give
-identical ``DealOutcomes`` (every field) for random vs greedy, random vs random and greedy vs
-greedy, in deals mode and in games mode, and the fused path the same for two batch sizes.
+identical ``DealOutcomes`` (every field) for random vs greedy, random vs random, greedy vs
+greedy, each of defensive, memory and chitarrella against itself, and the three against each
+other (with greedy where there are four sides), in deals mode and in games mode, and the fused
+path the same for two batch sizes.
 ``play_from_states`` continues a lockstep deal from its state at play k to the same end; rows
 too wide for the kernel's scratch are replayed to the same result; the path argument dispatches
 and refuses what it cannot do.
@@ -18,8 +20,8 @@ import pytest
 
 from scopa_sim import api, seeding
 from scopa_sim.engine import batch as engine
-from scopa_sim.engine import fused, scoring
-from scopa_sim.players import Player, player
+from scopa_sim.engine import fused, kernels, scoring
+from scopa_sim.players import PLAYERS, Player, player, tactics
 from scopa_sim.rules import PRESETS, variant
 
 DEALS = 2_000
@@ -51,6 +53,10 @@ LINEUPS = {
     "random-greedy": ("random", "greedy"),
     "random": ("random",),
     "greedy": ("greedy",),
+    "defensive": ("defensive",),
+    "memory": ("memory",),
+    "chitarrella": ("chitarrella",),
+    "mixed": ("memory", "chitarrella", "defensive", "greedy"),
 }
 
 
@@ -76,15 +82,18 @@ def test_fused_equals_lockstep(config, names):
     name, options = config
     rules = variant(name, **options)
     players = lineup(rules, names)
-    deals = range(1_000, 1_000 + DEALS)
-    fused_deals = engine.play_deals(rules, players, 7, deals, 1024, path="fused")
-    assert_same(fused_deals, engine.play_deals(rules, players, 7, deals, 1024, path="lockstep"))
-    assert_same(fused_deals, engine.play_deals(rules, players, 7, deals, DEALS, path="fused"))
-    games = range(GAMES)
+    # The card-counting players cost more per deal on the lockstep path: half the deals.
+    small = not set(names) <= {"random", "greedy"}
+    n_deals, n_games = (DEALS // 2, GAMES // 2) if small else (DEALS, GAMES)
+    deals, batch = range(1_000, 1_000 + n_deals), n_deals // 2 + 24
+    fused_deals = engine.play_deals(rules, players, 7, deals, batch, path="fused")
+    assert_same(fused_deals, engine.play_deals(rules, players, 7, deals, batch, path="lockstep"))
+    assert_same(fused_deals, engine.play_deals(rules, players, 7, deals, n_deals, path="fused"))
+    games = range(n_games)
     fused_games = engine.play_games(rules, players, 11, games, 128, path="fused")
     assert_same(fused_games, engine.play_games(rules, players, 11, games, 128, path="lockstep"))
     assert_same(fused_games, engine.play_games(rules, players, 11, games, 37, path="fused"))
-    assert fused_games.final.sum() == GAMES
+    assert fused_games.final.sum() == n_games
     if rules.scopa_wins_immediately and rules.target <= 2:
         assert fused_deals.stopped.any() and fused_games.stopped.any()
     if rules.napoleone and names == ("greedy",):
@@ -99,6 +108,11 @@ STATE_CASES = [
     ("scopone", {}, ("greedy", "random")),
     ("scopa-52-3p", {}, ("random", "greedy", "random")),
     ("asso-piglia-tutto", {}, ("random", "greedy")),
+    ("classic", {"last_play_scopa": True}, ("memory", "chitarrella")),
+    ("escoba", {"scopa_wins_immediately": True, "target": 3}, ("defensive", "memory")),
+    ("scopone", {}, ("chitarrella", "memory")),
+    ("scopa-52-3p", {}, ("memory", "defensive", "chitarrella")),
+    ("asso-piglia-tutto", {}, ("chitarrella", "defensive")),
 ]
 
 
@@ -154,7 +168,12 @@ def test_play_from_states_continues_a_lockstep_deal(case):
 def test_rows_wider_than_the_scratch_are_replayed(monkeypatch):
     """Decision points with more legal actions than the kernel's scratch are played again with
     a larger one: the outcomes do not change (scopone's nine-card hands have the most)."""
-    for name, names in (("scopone", ("greedy",)), ("scopone-scientifico", ("random", "greedy"))):
+    for name, names in (
+        ("scopone", ("greedy",)),
+        ("scopone-scientifico", ("random", "greedy")),
+        ("scopone", ("chitarrella", "memory")),
+        ("scopone-scientifico", ("defensive", "chitarrella")),
+    ):
         rules = variant(name, forced_capture=False)
         players = lineup(rules, names)
         want = engine.play_deals(rules, players, 3, range(400), 400, path="fused")
@@ -205,6 +224,25 @@ def test_path_dispatch():
     assert len(api.play_deals(rules, mixed, deals=50, seed=1)) == 50
     # Objects that are not Player subclasses (no fused_code at all) are fine on auto.
     assert not fused.fusable([object()])
+
+
+def test_fused_codes_are_distinct():
+    """Each registered player with a fused row policy has a code of its own (the heuristic
+    players 2, 3 and 4), its parameters fill the kernel's int64 and float64 vectors, and the
+    kernel's rank masks are those act uses."""
+    codes = [p.fused_code for p in PLAYERS.values() if p.fused_code is not None]
+    assert len(codes) == len(set(codes))
+    assert {player(n).fused_code for n in ("defensive", "memory", "chitarrella")} == {2, 3, 4}
+    rules = variant("scopone")
+    codes, params, values = fused.policies(rules, lineup(rules, LINEUPS["mixed"]))
+    assert params.dtype == np.int64 and values.dtype == np.float64
+    assert values.shape[1] >= rules.pack.n_cards
+    # The kernel's rank masks are the ones act hands the players (tactics.rank_masks).
+    for name in PRESETS:
+        rules = variant(name)
+        np.testing.assert_array_equal(
+            kernels.row_tables(rules.pack.ranks)[0], tactics.rank_masks(rules)
+        )
 
 
 def test_strict_winner_matches_its_definition():

@@ -8,9 +8,10 @@ policy* (``Player.fused_code``, players/base.py). Per row and per play the kerne
 2. writes the acting seat's legal actions into a small scratch buffer with
    ``kernels._row_actions`` (row 0 of the scratch; a row with more actions than the buffer holds
    is redone in a larger one, as ``kernels.legal_actions`` does),
-3. lets the side's row policy choose (``_choose_row``: the random player's ``pick_row`` on the
-   same random numbers ``seeding.DecisionRandom`` would give it, the greedy player's
-   ``greedy_row``),
+3. lets the side's row policy choose (``_decide``: the random player's ``pick_row`` on the
+   same random numbers ``seeding.DecisionRandom`` would give it, or the row function that the
+   player's ``act`` calls too: ``greedy_row``, ``defensive_row``, ``memory_row``,
+   ``chitarrella_row``, handed what the acting seat sees),
 4. plays the choice with ``kernels.apply_row`` and stops the deal at a scopa that wins the game
    under ``scopa_wins_immediately``,
 
@@ -24,8 +25,9 @@ Two entry points: :func:`play_batch` plays packs (what ``batch.play_deals`` and
 (:class:`DealState`), e.g. for search rollouts.
 
 Numba's cache keys a compiled function by its own file only: after editing a function this
-kernel inlines from another module (``kernels``, ``players.random``, ``players.greedy``,
-``seeding``), delete ``scopa_sim/engine/__pycache__/fused.*.nb*`` (or touch this file).
+kernel inlines from another module (``kernels``, ``seeding``, ``players.random``,
+``players.greedy``, ``players.defensive``, ``players.memory``, ``players.chitarrella``,
+``players.tactics``), delete ``scopa_sim/engine/__pycache__/fused.*.nb*`` (or touch this file).
 """
 
 from __future__ import annotations
@@ -48,9 +50,21 @@ from scopa_sim.engine.kernels import (
     apply_row,
     lowest_card,
 )
-from scopa_sim.players.base import FUSED_GREEDY, FUSED_RANDOM, Player
+from scopa_sim.players import tactics
+from scopa_sim.players.base import (
+    FUSED_CHITARRELLA,
+    FUSED_DEFENSIVE,
+    FUSED_GREEDY,
+    FUSED_MEMORY,
+    FUSED_RANDOM,
+    Player,
+)
+from scopa_sim.players.chitarrella import chitarrella_row
+from scopa_sim.players.defensive import defensive_row
 from scopa_sim.players.greedy import greedy_row
+from scopa_sim.players.memory import memory_row
 from scopa_sim.players.random import pick_row
+from scopa_sim.players.tactics import unseen_cards
 from scopa_sim.rules import Variant
 from scopa_sim.seeding import mix64_scalar
 
@@ -115,16 +129,22 @@ def _uniform(bits):
 
 @njit(cache=True, nogil=True, inline="always")
 def _decide(
-    code, params, hand, table, scopa_ok, u_card, u_capture, ranks, rank_mask, rank_of, spread,
-    rule, fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture,
-    act_group, st_rem, st_left, st_set,
+    code, params, values, hand, table, captured_any, played, dealer, next_cards, next_scopa,
+    scopa_ok, u_card, u_capture, full, ranks, rank_mask, rank_of, spread, rule, fewest, forced,
+    ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture, act_group, st_rem, st_left,
+    st_set,
 ):  # fmt: skip
     """Policy ``code``'s action at one decision point: ``(count, card, taken)``.
 
     The legal actions go to scratch row 0 (``act_*``, of ``cap`` slots); a ``count`` above
-    ``cap`` means they did not fit (card and taken are then meaningless). ``params`` is the
-    player's ``fused_params``; ``u_card`` and ``u_capture`` the random player's two draws.
-    Raises for an unknown code.
+    ``cap`` means they did not fit (card and taken are then meaningless). ``params`` and
+    ``values`` are the player's ``fused_params`` and ``fused_values`` (zero-padded);
+    ``u_card`` and ``u_capture`` the random player's two draws. What the acting seat sees, as
+    its ``Observation`` shows it: ``hand``, ``table``, ``captured_any`` (every side's captures
+    OR-ed), ``played``, ``dealer`` (its side deals); ``next_cards`` is
+    ``tactics.next_hand_sizes`` at this play, ``next_scopa`` 1.0 when a sweep on the next play
+    would count (else 0.0), ``scopa_ok`` whether one on this play does. Raises for an unknown
+    code.
     """
     one = np.uint64(1)
     cap = act_card.shape[1]
@@ -154,12 +174,37 @@ def _decide(
     )  # fmt: skip
     if count > cap:
         return count, -1, np.uint64(0)
+    n = n_pack_cards
     if code == FUSED_RANDOM:
         j = pick_row(act_group, count, act_group[0, count - 1] + 1, u_card, u_capture, 0)
     elif code == FUSED_GREEDY:
         j = greedy_row(
             act_card, act_capture, count, table, ranks, rule, ace_mask, ace_no_scopa, scopa_ok,
-            params[:n_pack_cards], params[n_pack_cards : 2 * n_pack_cards], 0,
+            params[:n], params[n : 2 * n], 0,
+        )  # fmt: skip
+    elif code == FUSED_DEFENSIVE:
+        # params: capture weights, lay worths (DefensivePlayer.fused_params).
+        unseen = unseen_cards(full, hand, table, captured_any, played)
+        j = defensive_row(
+            act_card, act_capture, count, 0, table, unseen, next_cards, ranks, rank_mask, rule,
+            ace_mask, ace_no_scopa, scopa_ok, params[:n], params[n : 2 * n],
+        )  # fmt: skip
+    elif code == FUSED_MEMORY:
+        # params: the premium cards; values: the card values (MemoryPlayer.fused_*).
+        unseen = unseen_cards(full, hand, table, captured_any, played)
+        j = memory_row(
+            act_card, act_capture, count, 0, table, unseen, next_cards, next_scopa, scopa_ok,
+            ranks, rank_mask, rule, ace_mask, ace_no_scopa, values[:n], np.uint64(params[0]),
+        )  # fmt: skip
+    elif code == FUSED_CHITARRELLA:
+        # params: capture weights, lay worths, the premium cards, whether R7 applies
+        # (ChitarrellaPlayer.fused_params): +1 for the dealer's team, -1 for the other.
+        unseen = unseen_cards(full, hand, table, captured_any, played)
+        spariglio = params[2 * n + 1] * (1 if dealer else -1)
+        j = chitarrella_row(
+            act_card, act_capture, count, 0, hand, table, unseen, next_cards, scopa_ok,
+            spariglio, ranks, rank_mask, rule, ace_mask, ace_no_scopa, params[:n],
+            params[n : 2 * n], np.uint64(params[2 * n]),
         )  # fmt: skip
     else:
         raise RuntimeError("unknown fused row policy code")
@@ -171,10 +216,10 @@ def _decide(
 @njit(cache=True, nogil=True, _nrt=False)
 def _play(
     from_pack, rows, packs, opening, start_play, hands, table, captured, scope, played, last,
-    stopped_by, leftovers, need, seat_side, scores, deal_keys, codes, params, play_keys, call_keys,
-    deal_pos, deal_size, table_cards, rank_mask, rank_of, spread, rule, fewest, forced,
-    ace_mask, ace_no_scopa, last_play_scopa, stop_rule, target, act_card, act_capture,
-    act_group, st_rem, st_left, st_set,
+    stopped_by, leftovers, need, seat_side, scores, deal_keys, codes, params, values, play_keys,
+    call_keys, deal_pos, deal_size, next_sizes, table_cards, rank_mask, rank_of, spread, rule,
+    fewest, forced, ace_mask, ace_no_scopa, last_play_scopa, stop_rule, target, act_card,
+    act_capture, act_group, st_rem, st_left, st_set,
 ):  # fmt: skip
     """Play rows ``rows`` of the batch to the end of their deals, in place.
 
@@ -183,7 +228,9 @@ def _play(
     (state zeroed by the caller, ``last`` and ``stopped_by`` -1): the opening table, the §7
     opening escobas, then play 0 with hand 0 dealt. Otherwise row ``b`` continues from play
     ``start_play[b]`` with its current hand already dealt. ``deal_pos[p]`` is the pack position
-    of the hand that starts at play ``p`` (-1 if none does), ``deal_size[p]`` its size.
+    of the hand that starts at play ``p`` (-1 if none does), ``deal_size[p]`` its size;
+    ``next_sizes[p]`` the cards the player of play ``p + 1`` holds (``tactics.next_hand_sizes``).
+    ``codes[side]``, ``params[side]`` and ``values[side]`` are each side's policy.
 
     A decision point with more legal actions than the scratch ``act_*`` holds abandons its row
     with ``need[b]`` set to the room it needs (the caller replays that row from its start with
@@ -233,6 +280,10 @@ def _play(
             side = seat_side[b, seat]
             scopa_ok = p < plays - 1 or last_play_scopa
             code = codes[side]
+            captured_any = zero
+            for s in range(captured.shape[0]):
+                captured_any |= captured[s, b]
+            next_scopa = 1.0 if (p + 1 != plays - 1 or last_play_scopa) else 0.0
             u_card, u_capture = 0.0, 0.0
             if code == FUSED_RANDOM:
                 # DecisionRandom(deal_keys, p): the row's key, then calls 1 and 2 of random().
@@ -240,9 +291,11 @@ def _play(
                 u_card = _uniform(mix64_scalar(row_key ^ call_keys[0]))
                 u_capture = _uniform(mix64_scalar(row_key ^ call_keys[1]))
             count, card, taken = _decide(
-                code, params[side], hands[seat, b], table[b], scopa_ok, u_card, u_capture,
-                ranks, rank_mask, rank_of, spread, rule, fewest, forced, ace_mask, ace_no_scopa,
-                n_pack_cards, act_card, act_capture, act_group, st_rem, st_left, st_set,
+                code, params[side], values[side], hands[seat, b], table[b], captured_any,
+                played[b], side == seat_side[b, n_seats - 1], next_sizes[p], next_scopa,
+                scopa_ok, u_card, u_capture, full, ranks, rank_mask, rank_of, spread, rule,
+                fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture,
+                act_group, st_rem, st_left, st_set,
             )  # fmt: skip
             if count > act_card.shape[1]:
                 need[b] = count
@@ -307,17 +360,32 @@ def check_fusable(players: Sequence[object]) -> None:
         )
 
 
-def policies(variant: Variant, players: Sequence[Player]) -> tuple[np.ndarray, np.ndarray]:
-    """Per side: the fused policy code and its parameters (``int64[S, P]``, zero-padded).
+def _padded(rows: list[np.ndarray], dtype) -> np.ndarray:
+    out = np.zeros((len(rows), max(1, *(len(r) for r in rows))), dtype)
+    for side, row in enumerate(rows):
+        out[side, : len(row)] = row
+    return out
+
+
+def policies(
+    variant: Variant, players: Sequence[Player]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per side: the fused policy code, its parameters (``int64[S, P]``) and its values
+    (``float64[S, Q]``), zero-padded.
 
     Raises ValueError naming the players that have no fused row policy."""
     check_fusable(players)
     codes = np.array([p.fused_code for p in players], np.int64)
-    rows = [np.asarray(p.fused_params(variant), np.int64).ravel() for p in players]
-    params = np.zeros((len(players), max(1, *(len(r) for r in rows))), np.int64)
-    for side, row in enumerate(rows):
-        params[side, : len(row)] = row
-    return codes, params
+    params = [np.asarray(p.fused_params(variant), np.int64).ravel() for p in players]
+    values = [
+        np.asarray(getattr(p, "fused_values", _no_values)(variant), np.float64).ravel()
+        for p in players
+    ]
+    return codes, _padded(params, np.int64), _padded(values, np.float64)
+
+
+def _no_values(variant: Variant) -> np.ndarray:
+    return np.zeros(0, np.float64)
 
 
 def _run(
@@ -328,7 +396,7 @@ def _run(
 
     Rows whose legal actions overflowed the scratch are played again from their start, the
     state ``restart()`` returns, with room for them, until none is left."""
-    codes, params = policies(variant, players)
+    codes, params, values = policies(variant, players)
     rules = kernels.KernelRules.of(variant)
     deal_pos, deal_size = _schedule(variant)
     play_keys, call_keys = _random_keys(variant.plays)
@@ -338,7 +406,8 @@ def _run(
     while len(rows):
         _play(
             from_pack, rows, packs, opening, start, *state, need, seat_side, scores, keys,
-            codes, params, play_keys, call_keys, deal_pos, deal_size, variant.table_cards,
+            codes, params, values, play_keys, call_keys, deal_pos, deal_size,
+            tactics.next_hand_sizes(variant), variant.table_cards,
             *kernels.row_tables(rules.ranks), rules.rule, rules.fewest, rules.forced,
             rules.ace_mask, rules.ace_no_scopa, variant.last_play_scopa,
             variant.scopa_wins_immediately, variant.target, *_scratch(width),
@@ -493,7 +562,10 @@ def _main() -> None:
     def row(**fields):
         print(json.dumps(fields), flush=True)
 
-    for names in (("random", "random"), ("greedy", "greedy")):
+    compiled = ("random", "greedy", "defensive", "memory", "chitarrella")
+    pairs = [(p, p) for p in compiled]
+
+    for names in pairs:
         for path, deals in (("fused", args.deals), ("lockstep", args.lockstep_deals)):
             wall, cpu = best(
                 lambda n, path=path, deals=deals, names=names: api.play_deals(
@@ -524,7 +596,7 @@ def _main() -> None:
         finally:
             setattr(module, name, inner)
 
-    for names in (("random", "random"), ("greedy", "greedy")):
+    for names in pairs:
         spent.clear()
         with (
             patched(lockstep, "deal_packs", "packs"),
@@ -542,7 +614,7 @@ def _main() -> None:
         row(profile="classic fused", players=names, seconds_cpu=round(total, 3), shares=shares)
 
     for name, rules in PRESETS.items():
-        for p in ("random", "greedy"):
+        for p in compiled:
             names = [p] * rules.n_sides
             deals = args.preset_deals
             wall, cpu = best(

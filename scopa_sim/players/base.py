@@ -6,15 +6,19 @@ hand or the pack: the engine builds the observation from public state and the ac
 
 Compiled players may also offer a *fused row policy*: the same decision for one row, compiled
 into the engine's fused kernel (``engine/fused.py``), which then plays whole deals without
-returning to Python. A player says so with :attr:`Player.fused_code` and
-:meth:`Player.fused_params`; the fused path must choose exactly what ``act`` chooses, and
+returning to Python. A player says so with :attr:`Player.fused_code`,
+:meth:`Player.fused_params` and, for a policy that weighs in floating point,
+:meth:`Player.fused_values`; the fused path must choose exactly what ``act`` chooses, and
 ``tests/test_fused.py`` checks it. Adding one for a new player:
 
 1. take the next free code below and set ``fused_code`` to it on the player class;
 2. write its row policy as an ``@njit(inline="always")`` function of one decision point (the
    player's module is the place, and ``act`` should call it too, so that the two cannot drift);
-3. add a branch for the code in ``fused._choose_row``, which hands the policy the legal actions
-   of the row (scratch row 0), the state, the row's random numbers and its ``fused_params``;
+3. add a branch for the code in ``fused._decide``, which hands the policy the legal actions
+   of the row (scratch row 0), what the acting seat sees (its hand, the table, every side's
+   captures OR-ed together, the cards played, whether its side deals), the number of cards the
+   next player holds and whether the next play's scopa counts, the row's random numbers, and
+   its ``fused_params`` and ``fused_values``;
 4. add the player to the line-ups of ``tests/test_fused.py``.
 
 A player without a code (every Python player) plays on the lockstep path, and so does any batch
@@ -106,9 +110,12 @@ class LegalActions:
         )  # fmt: skip
 
 
-#: Codes of the fused row policies (``engine/fused.py``, ``_choose_row``). Codes are never reused.
+#: Codes of the fused row policies (``engine/fused.py``, ``_decide``). Codes are never reused.
 FUSED_RANDOM = 0
 FUSED_GREEDY = 1
+FUSED_DEFENSIVE = 2
+FUSED_MEMORY = 3
+FUSED_CHITARRELLA = 4
 
 
 @dataclass(frozen=True)
@@ -127,9 +134,15 @@ class Player:
 
     def fused_params(self, variant: Variant) -> np.ndarray:
         """The numbers the fused row policy needs for ``variant``, as one ``int64`` vector
-        (e.g. per-card weights; the policy's branch in ``fused._choose_row`` knows the layout).
+        (e.g. per-card weights; the policy's branch in ``fused._decide`` knows the layout).
         Called once per batch; the default is none."""
         return np.zeros(0, np.int64)
+
+    def fused_values(self, variant: Variant) -> np.ndarray:
+        """The floating-point numbers the fused row policy needs for ``variant``, as one
+        ``float64`` vector (e.g. per-card values in points; passed as they are, so the policy
+        does the same arithmetic as ``act``). Called once per batch; the default is none."""
+        return np.zeros(0, np.float64)
 
     def act(self, obs: Observation, legal: LegalActions, rng: DecisionRandom) -> np.ndarray:
         """Index into ``legal`` of the chosen action, one per row (``int64[B]``)."""

@@ -28,18 +28,25 @@ import numpy as np
 from numba import njit
 
 from scopa_sim.engine.kernels import KernelRules, lowest_card
-from scopa_sim.players.base import LegalActions, Observation, Player
+from scopa_sim.players.base import FUSED_CHITARRELLA, LegalActions, Observation, Player
 from scopa_sim.players.defensive import table_after
 from scopa_sim.players.greedy import card_weights
 from scopa_sim.players.tactics import (
     next_hand_sizes,
     popcount,
+    premium_cards,
     rank_masks,
     sweepers,
     unseen_cards,
 )
+from scopa_sim.rules import Variant
 
 _BIG = 1 << 50
+
+
+def spariglio_applies(variant: Variant) -> bool:
+    """Whether R7 applies: the four-handed games of two teams dealt in one hand (Scopone)."""
+    return variant.n_players == 4 and variant.n_sides == 2 and len(variant.hands) == 1
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -127,6 +134,14 @@ class ChitarrellaPlayer(Player):
 
     name = "chitarrella"
     summary = "the classic expert rules: primiera cards, settebello, no scopa left, doubles"
+    fused_code = FUSED_CHITARRELLA  # chitarrella_row, in engine/fused.py too
+
+    def fused_params(self, variant: Variant) -> np.ndarray:
+        """``greedy.card_weights(variant)`` (the capture weights, then the lay worths, per card
+        id), then ``premium_cards(variant)``, then 1 where R7 applies (else 0)."""
+        return np.concatenate(
+            (*card_weights(variant), [int(premium_cards(variant)), int(spariglio_applies(variant))])
+        ).astype(np.int64)
 
     def act(self, obs: Observation, legal: LegalActions, rng) -> np.ndarray:
         variant = obs.variant
@@ -135,11 +150,11 @@ class ChitarrellaPlayer(Player):
         scopa_counts = not obs.last_play or variant.last_play_scopa
         # R7 applies to the four-handed games dealt in one hand (Scopone): +1 for the dealer's
         # team (break the pairs), -1 for the leading team (keep them), 0 elsewhere.
-        if variant.n_players == 4 and variant.n_sides == 2 and len(variant.hands) == 1:
+        if spariglio_applies(variant):
             spariglio = np.where(obs.side == obs.dealer_side, 1, -1).astype(np.int64)
         else:
             spariglio = np.zeros(len(obs.side), np.int64)
-        premium = np.uint64(variant.pack.rank_mask(7) | (1 << variant.settebello))
+        premium = premium_cards(variant)
         return _chitarrella(
             legal.card, legal.capture, legal.count, obs.hand, obs.table,
             np.bitwise_or.reduce(obs.captured, axis=1), obs.played, variant.pack.full_mask,

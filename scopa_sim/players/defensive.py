@@ -14,9 +14,10 @@ import numpy as np
 from numba import njit
 
 from scopa_sim.engine.kernels import KernelRules
-from scopa_sim.players.base import LegalActions, Observation, Player
+from scopa_sim.players.base import FUSED_DEFENSIVE, LegalActions, Observation, Player
 from scopa_sim.players.greedy import action_key, card_weights
 from scopa_sim.players.tactics import next_hand_sizes, rank_masks, sweepers, unseen_cards
+from scopa_sim.rules import Variant
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -79,6 +80,11 @@ class DefensivePlayer(Player):
 
     name = "defensive"
     summary = "greedy, but never leaves a sweepable table when another play avoids it"
+    fused_code = FUSED_DEFENSIVE  # defensive_row, in engine/fused.py too
+
+    def fused_params(self, variant: Variant) -> np.ndarray:
+        """``greedy.card_weights(variant)``: the capture weights, then the lay worths, per card."""
+        return np.concatenate(card_weights(variant))
 
     def act(self, obs: Observation, legal: LegalActions, rng) -> np.ndarray:
         variant = obs.variant

@@ -17,17 +17,19 @@ import numpy as np
 from numba import njit
 
 from scopa_sim.engine.kernels import FIFTEEN, KernelRules, lowest_card
-from scopa_sim.players.base import LegalActions, Observation, Player
+from scopa_sim.players.base import FUSED_MEMORY, LegalActions, Observation, Player
 from scopa_sim.players.defensive import table_after
 from scopa_sim.players.tactics import (
     card_values,
     chance_holds,
     next_hand_sizes,
     popcount,
+    premium_cards,
     rank_masks,
     sweepers,
     unseen_cards,
 )
+from scopa_sim.rules import Variant
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -70,41 +72,55 @@ def exposure(
     return risk
 
 
+@njit(cache=True, nogil=True, inline="always")
+def memory_row(
+    card, capture, count, b, table, unseen, next_cards, next_scopa, scopa_counts, ranks,
+    rank_mask, rule, ace_mask, ace_no_scopa, value, premium,
+):  # fmt: skip
+    """Row ``b``'s choice among its ``count`` legal actions: the highest gain minus exposure
+    (a score must beat the best so far by 1e-12, so ties go to the lowest slot). ``act`` and
+    the fused engine both call this, so their floating-point sums are the same."""
+    one = np.uint64(1)
+    n_unseen = popcount(unseen)
+    best, best_score = 0, -1e300
+    for k in range(count):
+        played_card, taken = card[b, k], capture[b, k]
+        after = table_after(played_card, taken, table)
+        gain = 0.0
+        if taken:
+            gain = value[played_card]
+            rest = taken
+            while rest:
+                gain += value[lowest_card(rest)]
+                rest &= rest - one
+            ace_sweep = ((one << np.uint64(played_card)) & ace_mask) != 0 and (
+                taken & ace_mask
+            ) == 0
+            if after == 0 and scopa_counts and not (ace_no_scopa and ace_sweep):
+                gain += 1.0
+        else:
+            gain = -value[played_card] * 0.01  # lay the cheapest card, other things equal
+        score = gain - exposure(
+            after, unseen, n_unseen, next_cards, next_scopa, ranks, rank_mask, rule, ace_mask,
+            value, premium,
+        )  # fmt: skip
+        if score > best_score + 1e-12:
+            best, best_score = k, score
+    return best
+
+
 @njit(cache=True, nogil=True)
 def _memory(
     card, capture, count, hand, table, captured, played, full, next_cards, next_scopa,
     scopa_counts, ranks, rank_mask, rule, ace_mask, ace_no_scopa, value, premium,
 ):  # fmt: skip
-    one = np.uint64(1)
     out = np.zeros(len(count), np.int64)
     for b in range(len(count)):
         unseen = unseen_cards(full, hand[b], table[b], captured[b], played[b])
-        n_unseen = popcount(unseen)
-        best, best_score = 0, -1e300
-        for k in range(count[b]):
-            played_card, taken = card[b, k], capture[b, k]
-            after = table_after(played_card, taken, table[b])
-            gain = 0.0
-            if taken:
-                gain = value[played_card]
-                rest = taken
-                while rest:
-                    gain += value[lowest_card(rest)]
-                    rest &= rest - one
-                ace_sweep = ((one << np.uint64(played_card)) & ace_mask) != 0 and (
-                    taken & ace_mask
-                ) == 0
-                if after == 0 and scopa_counts and not (ace_no_scopa and ace_sweep):
-                    gain += 1.0
-            else:
-                gain = -value[played_card] * 0.01  # lay the cheapest card, other things equal
-            score = gain - exposure(
-                after, unseen, n_unseen, next_cards, next_scopa, ranks, rank_mask, rule,
-                ace_mask, value, premium,
-            )  # fmt: skip
-            if score > best_score + 1e-12:
-                best, best_score = k, score
-        out[b] = best
+        out[b] = memory_row(
+            card, capture, count[b], b, table[b], unseen, next_cards, next_scopa, scopa_counts,
+            ranks, rank_mask, rule, ace_mask, ace_no_scopa, value, premium,
+        )  # fmt: skip
     return out
 
 
@@ -115,6 +131,15 @@ class MemoryPlayer(Player):
 
     name = "memory"
     summary = "counts cards; weighs each play against the next player's chance to sweep or take 7s"
+    fused_code = FUSED_MEMORY  # memory_row, in engine/fused.py too
+
+    def fused_params(self, variant: Variant) -> np.ndarray:
+        """``[premium_cards(variant)]``: the mask of the sevens and the settebello."""
+        return np.array([premium_cards(variant)], np.uint64).astype(np.int64)
+
+    def fused_values(self, variant: Variant) -> np.ndarray:
+        """``tactics.card_values(variant)``: each card's worth in points, per card id."""
+        return card_values(variant)
 
     def act(self, obs: Observation, legal: LegalActions, rng) -> np.ndarray:
         variant = obs.variant
@@ -129,8 +154,3 @@ class MemoryPlayer(Player):
             rank_masks(variant), rules.rule, rules.ace_mask, rules.ace_no_scopa,
             card_values(variant), premium_cards(variant),
         )  # fmt: skip
-
-
-def premium_cards(variant) -> np.uint64:
-    """The cards whose loss on the table matters most: the sevens and the settebello."""
-    return np.uint64(variant.pack.rank_mask(7) | (1 << variant.settebello))

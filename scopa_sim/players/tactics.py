@@ -129,3 +129,8 @@ def card_values(variant: Variant) -> np.ndarray:
             v += 0.3
         value[c] = v
     return value
+
+
+def premium_cards(variant: Variant) -> np.uint64:
+    """The cards whose loss on the table matters most: the sevens and the settebello."""
+    return np.uint64(variant.pack.rank_mask(7) | (1 << variant.settebello))
