@@ -92,7 +92,7 @@ class DealState:
     state of every row at play ``k``.
     """
 
-    pack: np.ndarray  # int8[B, cards]: the deal's pack in canonical order (RULES.md §2)
+    pack: np.ndarray  # int8[B, cards]: the deal's pack in canonical order (docs/rules.md §2)
     hands: np.ndarray  # uint64[B, n_players]: each seat's hand
     table: np.ndarray  # uint64[B]
     captured: np.ndarray  # uint64[B, S]: each side's captures so far
