@@ -1,10 +1,24 @@
 """The vectorised engine agrees with the reference engine, deal by deal.
 
 For every preset and option set, 10,000 deals are played on the vectorised engine with a record
-of every play. Each deal is then replayed on the reference engine from the same pack: at every
-play the reference's legal actions must equal the set the vectorised engine offered, the chosen
-action is applied, and at the end the captured cards, scope, leftovers and points per category
-must be identical.
+of every play, each with the dealer a one-deal game would have (``first_dealers``) and game
+scores before the deal (zero in a third of the rows, up to the target and past it in the others,
+so that ``scopa_wins_immediately`` stops deals and games are won). Each deal is then replayed on
+the reference engine from the same pack and scores: at every play the reference's legal actions
+must equal the set the vectorised engine offered and the chosen action is applied; a deal the
+vectorised engine stopped must stop at the same play. At the end every stored outcome column
+must equal the reference's value: the captured cards, cards, coins, settebello, primiera (the
+stored value, ``reference.stored_primiera``), scope, points per category, the leftovers, the
+opening escobas, the side that won by a scopa and the game's winner after the deal
+(``reference.winner_after_deal``). The rows with zero scores are also played by the public
+``api.play_deals`` (whichever engine path it takes), whose stored columns must be the same.
+
+The reference engine numbers sides from seat 0; the vectorised engine numbers them from the
+player in seat 0, so side ``r`` of the reference is side ``seat_side[row, r]`` of the batch.
+
+Cost: the reference engine is the floor (about 1 ms a deal); everything on the vectorised side
+is converted to Python lists once per chunk, so the replay adds little to it. Each configuration
+is split in two test items so the two xdist workers stay balanced.
 """
 
 from __future__ import annotations
@@ -12,15 +26,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scopa_sim import seeding
-from scopa_sim.cards import cards_of
+from scopa_sim import api, seeding
+from scopa_sim.cards import cards_of, mask_of
 from scopa_sim.engine import batch as engine
 from scopa_sim.engine import reference, scoring
 from scopa_sim.players import player
 from scopa_sim.rules import CATEGORIES, PRESETS, variant
 
 DEALS = 10_000
-CHUNK = 2_500
+PARTS = 2  # test items per configuration
+CHUNK = 1_250
+SEED = 2024
 
 CONFIGS = [(name, {}) for name in PRESETS] + [
     ("classic", {"forced_capture": True}),
@@ -31,9 +47,30 @@ CONFIGS = [(name, {}) for name in PRESETS] + [
     ("classic", {"primiera": "most_sevens"}),
     ("classic", {"re_bello": True, "napola": "sequence"}),
     ("classic", {"napola": "trentino", "primiera": "face_zero"}),
+    ("classic", {"scopa_wins_immediately": True, "target": 1, "napoleone": True}),
     ("classic-3p", {"forced_capture": True, "napola": "sequence", "last_play_scopa": True}),
     ("classic-4p", {"fewest_cards": True, "re_bello": True, "primiera_missing_suit": "zero"}),
     ("classic-6p", {"forced_capture": True, "primiera": "most_sevens", "napola": "trentino"}),
+    ("scopone", {"re_bello": True, "napola": "sequence", "napoleone": True}),
+    ("scopone-scientifico", {"re_bello": True, "napola": "trentino", "first_dealer": "fixed"}),
+    ("escoba", {"fewest_cards": True, "primiera": "most_sevens"}),
+    ("escoba", {"forced_capture": True, "last_play_scopa": True}),
+    ("escoba", {"napola": "sequence", "re_bello": True, "primiera_missing_suit": "zero"}),
+    ("escoba", {"scopa_wins_immediately": True, "target": 2}),
+    ("asso-piglia-tutto", {"ace_sweep_scopa": True}),
+    (
+        "asso-piglia-tutto",
+        {
+            "ace_sweep_scopa": True,
+            "forced_capture": True,
+            "target": 2,
+            "scopa_wins_immediately": True,
+        },
+    ),
+    ("scopa-52", {"last_play_scopa": False}),
+    ("scopa-52", {"forced_capture": True, "fewest_cards": True}),
+    ("scopa-52-3p", {"last_play_scopa": False, "forced_capture": True}),
+    ("scopa-52-4p", {"forced_capture": True, "scopa_wins_immediately": False}),
 ]
 
 
@@ -42,84 +79,211 @@ def _id(config):
     return name + "".join(f"-{k}={v}" for k, v in options.items())
 
 
-def _replay(rules, pack, steps, row, offered_sets):
-    """Replay one recorded deal on the reference engine, checking each play's legal actions."""
-    plays = iter(range(len(steps)))
-
-    def choose(view, legal):
-        t = next(plays)
-        step = steps[t]
-        assert view.seat == step.seat
-        offered = offered_sets[t]
-        assert set(legal) == offered, f"play {t}: legal actions differ"
-        k = step.choice[row]
-        return int(step.legal.card[row, k]), frozenset(cards_of(step.legal.capture[row, k]))
-
-    return reference.play_deal(rules, pack, choose)
+CASES = [
+    pytest.param(config, part, id=f"{_id(config)}-part{part}")
+    for config in CONFIGS
+    for part in range(PARTS)
+]
 
 
-@pytest.mark.parametrize("config", CONFIGS, ids=_id)
-def test_engines_agree_deal_by_deal(config):
+def test_configs_cover_every_preset_and_option():
+    from scopa_sim.rules import OPTIONS
+
+    assert {name for name, _ in CONFIGS} == set(PRESETS)
+    assert set().union(*(options for _, options in CONFIGS)) == set(OPTIONS)
+    assert len({_id(c) for c in CONFIGS}) == len(CONFIGS)
+
+
+def _players(rules):
+    return [player("random" if side % 2 == 0 else "greedy") for side in range(rules.n_sides)]
+
+
+def _scores_before(rules, game: np.ndarray) -> np.ndarray:
+    """Game scores before the deal: zero in every third row, else 0 .. target + 1 (a tie past
+    the target plays on, so scores at or over it happen)."""
+    rng = np.random.default_rng([SEED, int(game[0])])
+    scores = rng.integers(0, rules.target + 2, (len(game), rules.n_sides)).astype(np.int16)
+    scores[game % 3 == 0] = 0
+    return scores
+
+
+class _Expected:
+    """The reference's value of every stored column, per row, in the batch's side numbering."""
+
+    def __init__(self, rows: int, sides: int):
+        self.captured = np.zeros((rows, sides), np.uint64)
+        self.cards = np.zeros((rows, sides), np.int64)
+        self.coins = np.zeros((rows, sides), np.int64)
+        self.settebello = np.zeros((rows, sides), bool)
+        self.primiera = np.zeros((rows, sides), np.int64)
+        self.scope = np.zeros((rows, sides), np.int64)
+        self.points = np.zeros((rows, sides, len(CATEGORIES)), np.int64)
+        self.leftovers = np.zeros(rows, np.uint64)
+        self.opening = np.zeros(rows, np.int64)
+        self.stopped_by = np.full(rows, -1, np.int64)
+        self.winner = np.full(rows, -1, np.int64)
+
+
+def _replay_chunk(rules, packs, scores, out) -> _Expected:
+    """Replay every row of a recorded batch on the reference engine, checking each play; return
+    the reference's outcomes."""
+    n_sides, plays = rules.n_sides, rules.plays
+    coins = rules.pack.suit_mask(0)
+    steps = out.steps
+    assert len(steps) == plays
+    seats = [step.seat for step in steps]
+    cards = [step.legal.card.tolist() for step in steps]
+    caps = [step.legal.capture.tolist() for step in steps]
+    counts = [step.legal.count.tolist() for step in steps]
+    choices = [step.choice.tolist() for step in steps]
+    scopas = [step.scopa.tolist() for step in steps]
+    seat_side = out.seat_side.tolist()
+    score_rows = scores.tolist()
+    expected = _Expected(len(packs), n_sides)
+    sets: dict[int, frozenset[int]] = {0: frozenset()}  # capture mask -> the set of its cards
+
+    def as_set(mask: int) -> frozenset[int]:
+        found = sets.get(mask)
+        if found is None:
+            found = sets[mask] = frozenset(cards_of(mask))
+        return found
+
+    for row, pack in enumerate(packs.tolist()):
+
+        def choose(view, legal, row=row):
+            t = view.play
+            assert view.seat == seats[t], f"row {row} play {t}: seat"
+            k = choices[t][row]
+            assert k >= 0, f"row {row} play {t}: the vectorised deal had stopped, not the reference"
+            n = counts[t][row]
+            row_cards, row_caps = cards[t][row], caps[t][row]
+            offered = [(c, as_set(m)) for c, m in zip(row_cards[:n], row_caps[:n], strict=True)]
+            # Both list by card id; compare as sets only when the order of captures differs.
+            if legal != offered and (len(legal) != n or set(legal) != set(offered)):
+                pytest.fail(f"row {row} play {t}: legal actions differ: reference {legal}, "
+                            f"vectorised {offered}")  # fmt: skip
+            return offered[k]
+
+        perm = seat_side[row][:n_sides]  # reference side r is batch side perm[r]
+        before = [score_rows[row][perm[r]] for r in range(n_sides)]
+        ref = reference.play_deal(rules, pack, choose, scores=before)
+        assert not ref.throw_in
+        # The same plays, the same scope flags; after a stop, no play on either engine.
+        played = len(ref.moves)
+        assert played == plays or ref.stopped_by is not None
+        assert [scopas[t][row] for t in range(played)] == [m.scopa for m in ref.moves], row
+        assert all(choices[t][row] == -1 for t in range(played, plays)), row
+
+        for r in range(n_sides):
+            side, got = perm[r], ref.captured[r]
+            expected.captured[row, side] = mask_of(got)
+            expected.cards[row, side] = len(got)
+            expected.coins[row, side] = (mask_of(got) & coins).bit_count()
+            expected.settebello[row, side] = rules.settebello in got
+            expected.primiera[row, side] = reference.stored_primiera(rules, got)
+            expected.scope[row, side] = ref.scope[r]
+            expected.points[row, side] = [ref.points[r][c] for c in CATEGORIES]
+        expected.leftovers[row] = mask_of(ref.leftovers)
+        expected.opening[row] = ref.opening
+        if ref.stopped_by is not None:
+            expected.stopped_by[row] = perm[ref.stopped_by]
+        winner = reference.winner_after_deal(rules, before, ref)
+        if winner is not None:
+            expected.winner[row] = perm[winner]
+    return expected
+
+
+def _assert_stored(expected: _Expected, got, rows, what: str) -> None:
+    """The stored columns of ``got`` (a DealOutcomes, or a DealScores plus batch) at ``rows``."""
+    for name in ("captured", "cards", "coins", "settebello", "primiera", "scope", "points"):
+        np.testing.assert_array_equal(
+            np.asarray(getattr(got, name))[rows], getattr(expected, name)[rows],
+            err_msg=f"{what}: column {name}",
+        )  # fmt: skip
+
+
+@pytest.mark.parametrize(("config", "part"), CASES)
+def test_engines_agree_deal_by_deal(config, part):
     name, options = config
     rules = variant(name, **options)
-    sides = rules.n_sides
-    players = [player("random" if side % 2 == 0 else "greedy") for side in range(sides)]
-    pack_key = seeding.stream_key(2024, seeding.PACKS)
-    player_key = seeding.stream_key(2024, seeding.PLAYERS)
-    checked = 0
-    for start in range(0, DEALS, CHUNK):
+    players = _players(rules)
+    n, sides = rules.n_players, rules.n_sides
+    pack_key = seeding.stream_key(SEED, seeding.PACKS)
+    player_key = seeding.stream_key(SEED, seeding.PLAYERS)
+    per_part = DEALS // PARTS
+    checked = stopped = won = opened = 0
+    for start in range(part * per_part, (part + 1) * per_part, CHUNK):
         game = np.arange(start, start + CHUNK, dtype=np.int64)
         deal = np.zeros(CHUNK, np.int64)
         packs, _ = engine.deal_packs(rules, pack_key, game, deal)
+        first = engine.first_dealers(rules, pack_key, game)
+        offset = engine.seat_offsets(first, deal, n)
+        scores = _scores_before(rules, game)
         out = engine.play_batch(
-            rules, players, packs, offset=np.zeros(CHUNK, np.int64),
-            scores=np.zeros((CHUNK, sides), np.int16), player_key=player_key, game=game,
-            deal=deal, record=True,
+            rules, players, packs, offset=offset, scores=scores, player_key=player_key,
+            game=game, deal=deal, record=True,
         )  # fmt: skip
-        points = scoring.score(rules, out.captured, out.scope).points
-        for row in range(CHUNK):
-            offered = []
-            for step in out.steps:
-                n = step.legal.count[row]
-                offered.append(
-                    {
-                        (int(c), frozenset(cards_of(m)))
-                        for c, m in zip(
-                            step.legal.card[row, :n], step.legal.capture[row, :n], strict=True
-                        )
-                    }
-                )
-            ref = _replay(rules, packs[row].tolist(), out.steps, row, offered)
-            assert not ref.throw_in
-            for side in range(sides):
-                assert set(cards_of(out.captured[row, side])) == ref.captured[side]
-                assert out.scope[row, side] == ref.scope[side]
-                assert [int(p) for p in points[row, side]] == [
-                    ref.points[side][c] for c in CATEGORIES
-                ]
-            assert set(cards_of(out.leftovers[row])) == ref.leftovers
-            checked += 1
-    assert checked == DEALS
+        expected = _replay_chunk(rules, packs, scores, out)
+
+        # The recorded batch, scored as the engine stores it.
+        is_stopped = out.stopped_by >= 0
+        scored = scoring.score(rules, out.captured, out.scope, is_stopped)
+        everything = np.arange(CHUNK)
+        np.testing.assert_array_equal(out.captured, expected.captured, err_msg="captured")
+        np.testing.assert_array_equal(out.scope, expected.scope, err_msg="scope")
+        for column in ("cards", "coins", "settebello", "primiera", "points"):
+            np.testing.assert_array_equal(
+                getattr(scored, column), getattr(expected, column), err_msg=column
+            )
+        np.testing.assert_array_equal(out.leftovers, expected.leftovers, err_msg="leftovers")
+        np.testing.assert_array_equal(out.opening, expected.opening, err_msg="opening")
+        np.testing.assert_array_equal(out.stopped_by, expected.stopped_by, err_msg="stopped_by")
+        winners = engine.game_winners(rules, scores, scored, out)
+        np.testing.assert_array_equal(winners, expected.winner, err_msg="game winner")
+
+        # The public path, on the rows it plays alike (zero scores: a run of independent deals).
+        public = api.play_deals(rules, players, deals=range(start, start + CHUNK), seed=SEED)
+        zero = np.flatnonzero((scores == 0).all(axis=1))
+        _assert_stored(expected, public, zero, "api.play_deals")
+        np.testing.assert_array_equal(public.stopped[zero], is_stopped[zero], err_msg="stopped")
+        np.testing.assert_array_equal(public.dealer_side, out.seat_side[:, n - 1])
+        np.testing.assert_array_equal(public.first_dealer_side, first % sides)
+        np.testing.assert_array_equal(public.score[zero], expected.points[zero].sum(axis=2))
+        checked += len(everything)
+        stopped += int(is_stopped.sum())
+        won += int((winners >= 0).sum())
+        opened += int((out.opening > 0).sum())
+    assert checked == per_part
+    # The configurations exercise what they are there for.
+    assert won > 0
+    if rules.scopa_wins_immediately:
+        assert stopped > 0
+    if rules.opening_sweep:
+        assert opened > 0
 
 
 def test_play_packs_matches_reference_move_log():
-    """The public move log (api.play_packs) is the reference engine's log for the same choices."""
-    from scopa_sim import api
+    """The public move log (api.play_packs) is the reference engine's log for the same choices,
+    on the Italian and the French pack."""
+    for name in ("classic-4p", "escoba", "asso-piglia-tutto", "scopa-52-3p"):
+        rules = variant(name)
+        rng = np.random.default_rng(5)
+        packs = [rng.permutation(rules.pack.n_cards).tolist() for _ in range(150)]
+        for record in api.play_packs(rules, ["greedy", "random", "greedy"][:rules.n_sides],
+                                     packs, seed=3):  # fmt: skip
+            if record.throw_in:
+                assert reference.is_throw_in(rules, record.pack)
+                continue
+            moves = iter(record.moves)
 
-    rules = variant("classic-4p")
-    rng = np.random.default_rng(5)
-    packs = [rng.permutation(40).tolist() for _ in range(200)]
-    for record in api.play_packs(rules, ["greedy", "random"], packs, seed=3):
-        if record.throw_in:
-            assert reference.is_throw_in(rules, record.pack)
-            continue
-        moves = iter(record.moves)
+            def choose(view, legal, moves=moves):
+                move = next(moves)
+                return move.card, frozenset(move.captured)
 
-        def choose(view, legal, moves=moves):
-            move = next(moves)
-            return move.card, frozenset(move.captured)
-
-        ref = reference.play_deal(rules, record.pack, choose)
-        assert ref.moves == record.moves
-        assert [sorted(c) for c in ref.captured] == [s.captured for s in record.sides]
-        assert ref.points == [s.points for s in record.sides]
+            ref = reference.play_deal(rules, record.pack, choose)
+            assert ref.moves == record.moves
+            assert [sorted(c) for c in ref.captured] == [s.captured for s in record.sides]
+            assert ref.points == [s.points for s in record.sides]
+            assert sorted(ref.leftovers) == record.leftovers
+            assert ref.opening == record.opening
+            assert ref.stopped_by == record.stopped_by

@@ -2,7 +2,7 @@
 
 This is the executable specification. It favours clarity over speed; the vectorised engine in
 ``scopa_sim.engine.batch`` must agree with it deal by deal (``tests/test_agreement.py``). Section
-numbers refer to RULES.md.
+numbers refer to docs/rules.md.
 """
 
 from __future__ import annotations
@@ -161,8 +161,8 @@ def legal_actions(variant: Variant, hand, table) -> list[Action]:
 def play_deal(
     variant: Variant, pack: Sequence[int], choose: Chooser, scores: Sequence[int] | None = None
 ) -> DealResult:
-    """Play one deal from ``pack`` in canonical order (RULES.md §2); seat 0 leads, the last seat
-    deals. ``scores`` are the game scores before the deal (for ``scopa_wins_immediately``)."""
+    """Play one deal from ``pack`` in canonical order (docs/rules.md §2); seat 0 leads, the last
+    seat deals. ``scores`` are the game scores before the deal (for ``scopa_wins_immediately``)."""
     pack = [int(c) for c in pack]
     if sorted(pack) != list(range(variant.pack.n_cards)):
         raise ValueError(f"a pack must be a permutation of the {variant.pack.n_cards} card ids")
@@ -231,7 +231,7 @@ def play_deal(
                 moves.append(Move(seat, card, tuple(sorted(taken)), scopa))
                 if scopa and wins_now(side):
                     # §6 scopa_wins_immediately: the deal stops; only its scope count.
-                    unplayed = set().union(*hands) | table
+                    unplayed = set().union(*hands) | table | set(pack[position:])
                     return _stopped(captured, scope, moves, opening, side, unplayed)
 
     leftovers: set[int] = set()
@@ -251,8 +251,8 @@ def play_deal(
 
 
 def _stopped(captured, scope, moves, opening, side, unplayed) -> DealResult:
-    """A deal stopped by a winning scopa: the cards not captured (table and unplayed hands) go
-    to nobody, and the deal scores its scope alone (RULES.md §6)."""
+    """A deal stopped by a winning scopa: the cards not captured (the table, the hands and the
+    cards not dealt yet) go to nobody, and the deal scores its scope alone (docs/rules.md §6)."""
     points = [dict.fromkeys(CATEGORIES, 0) for _ in captured]
     for s, count in enumerate(scope):
         points[s]["scope"] = count
@@ -290,6 +290,18 @@ def sevens_key(variant: Variant, cards: set[int]) -> tuple[int, ...]:
     """``most_sevens`` primiera: count of sevens, then sixes, ... down to aces."""
     ranks = [variant.pack.rank(c) for c in cards]
     return tuple(ranks.count(r) for r in range(7, 0, -1))
+
+
+def stored_primiera(variant: Variant, cards: set[int]) -> int:
+    """The ``primiera`` column of the data (docs/schema.md) for a side holding ``cards``: its
+    primiera value, 0 when it has none (a void suit) or the variant has no primiera, and under
+    ``primiera=most_sevens`` its number of sevens."""
+    if variant.primiera is None:
+        return 0
+    if variant.primiera is PrimieraRule.MOST_SEVENS:
+        return sum(variant.pack.rank(c) == 7 for c in cards)
+    value = primiera_value(variant, cards)
+    return 0 if value is None else value
 
 
 def napola_points(variant: Variant, cards: set[int]) -> int:
