@@ -1,4 +1,4 @@
-"""Property tests: the facts every deal and game must satisfy (RULES.md §4-§6 and §8).
+"""Property tests: the facts every deal and game must satisfy (docs/rules.md §4-§6 and §8).
 
 For every preset and a spread of option sets (together they switch every option of
 ``scopa_sim.rules.OPTIONS``), over seeds drawn by hypothesis, deals and games are played by the
@@ -6,17 +6,18 @@ vectorised engine through the public API and by the reference engine on random p
 random chooser, and the outcomes are checked against invariants that hold whatever the players do.
 
 What the data lets us check about conservation of the pack: ``DealOutcomes.captured`` holds each
-side's cards with the last capturer's leftovers included, but not the leftovers of a deal in which
-nobody captured. Such a deal cannot happen with these presets: a card laid on the table never
-shares a rank with a table card (it would have to capture), so without any capture the table
-holds at most 4 + 10 cards, fewer than the 40 that would have been laid. So for the batch engine
-we require that the sides' masks are disjoint and cover exactly the 40 cards. The reference
-engine reports the leftovers, and there we check the general statement: captured sets plus
-leftovers partition the pack, and leftovers are non-empty only if nobody captured.
+side's cards with the last capturer's leftovers included, but not the cards that went to nobody.
+A deal played to its end always has a capture (a card laid on the table never shares a rank with
+a table card, or in escoba never makes 15 with a set of them, so the table cannot take all the
+cards), so there the sides' masks are disjoint and cover the pack. A deal stopped by a winning
+scopa (``scopa_wins_immediately``) leaves the table, the hands and the stock to nobody; the move
+logs and the reference engine report those cards (``leftovers``), and there captured sets plus
+leftovers must partition the pack.
 """
 
 from __future__ import annotations
 
+import math
 import random
 
 import numpy as np
@@ -24,10 +25,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scopa_sim import api
+from scopa_sim import api, seeding
 from scopa_sim.cards import cards_of, mask_of
+from scopa_sim.engine import batch as engine
 from scopa_sim.engine import reference
-from scopa_sim.players import PLAYERS
 from scopa_sim.rules import (
     CATEGORIES,
     OPTIONS,
@@ -40,44 +41,69 @@ from scopa_sim.rules import (
 
 CAT = {name: i for i, name in enumerate(CATEGORIES)}
 
-#: Option sets used with every preset; together they switch every option at least once.
+#: Option sets, each applied to every preset without the options that preset does not accept
+#: (docs/rules.md §7); together they switch every option at least once.
 OPTION_SETS: dict[str, dict[str, object]] = {
     "default": {},
     "forced-target-1": {"forced_capture": True, "target": 1},  # ties at the target play on
-    "fewest-no-throw-in": {"fewest_cards": True, "throw_in": False},
-    "face-zero-re-bello": {"primiera": "face_zero", "re_bello": True, "target": 16},
+    "fewest-no-throw-in": {"fewest_cards": True, "throw_in": False, "last_play_scopa": False},
+    "face-zero-re-bello": {
+        "primiera": "face_zero",
+        "re_bello": True,
+        "target": 16,
+        "ace_sweep_scopa": True,
+    },
     "sevens-napola-last-scopa": {
         "primiera": "most_sevens",
         "napola": "sequence",
         "last_play_scopa": True,
     },
-    "missing-zero-trentino": {
+    "missing-zero-trentino-napoleone": {
         "primiera_missing_suit": "zero",
         "napola": "trentino",
+        "napoleone": True,
         "forced_capture": True,
         "fewest_cards": True,
         "target": 21,
     },
+    "wins-immediately-fixed-dealer": {
+        "scopa_wins_immediately": True,
+        "target": 3,
+        "first_dealer": "fixed",
+    },
+    "ends-of-deal": {"scopa_wins_immediately": False, "last_play_scopa": False, "target": 5},
 }
 
-CASES = [
-    pytest.param(name, opts, id=f"{name}-{label}")
-    for name in PRESETS
-    for label, opts in OPTION_SETS.items()
-]
+
+def options_for(name: str, options: dict) -> dict:
+    return {k: v for k, v in options.items() if k in PRESETS[name].allowed_options}
+
+
+def _cases():
+    out, seen = [], set()
+    for name in PRESETS:
+        for label, opts in OPTION_SETS.items():
+            mine = options_for(name, opts)
+            key = (name, variant(name, **mine))
+            if key in seen:
+                continue  # the same rules as an earlier set
+            seen.add(key)
+            out.append(pytest.param(name, mine, id=f"{name}-{label}"))
+    return out
+
+
+CASES = _cases()
 
 SEEDS = st.integers(min_value=0, max_value=2**63 - 1)
 PROPERTY_SETTINGS = settings(
-    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 
 
 def test_option_sets_cover_every_option():
-    used = set().union(*(opts for opts in OPTION_SETS.values()))
+    used = set().union(*(p.values[1] for p in CASES))
     assert used == set(OPTIONS)
-    for name in PRESETS:
-        for opts in OPTION_SETS.values():
-            variant(name, **opts)  # every combination is a valid variant
+    assert {p.values[0] for p in CASES} == set(PRESETS)
 
 
 # Checks shared by both engines ---------------------------------------------------------------
@@ -101,44 +127,67 @@ def strict_best(values: np.ndarray) -> np.ndarray:
     return (values == best) & unique
 
 
-def check_deals(v, captured, scope, points, leftovers=None) -> None:
+def check_deals(v, captured, scope, points, stopped, leftovers=None) -> None:
     """Invariants of scored deals: ``captured`` uint64[D, S] (leftovers to the last capturer
-    included), ``scope`` int[D, S], ``points`` int[D, S, C]; ``leftovers`` uint64[D] if known."""
+    included), ``scope`` int[D, S], ``points`` int[D, S, C], ``stopped`` bool[D] (a winning
+    scopa stopped the deal); ``leftovers`` uint64[D] (the cards of nobody) if known."""
     captured = np.asarray(captured, np.uint64)
     points = np.asarray(points, np.int64)
     scope = np.asarray(scope, np.int64)
+    stopped = np.asarray(stopped, bool)
     d, s = captured.shape
     assert points.shape == (d, s, len(CATEGORIES))
     pack = v.pack
     full = np.uint64(pack.full_mask)
+    played_out = ~stopped
+    if not v.scopa_wins_immediately:
+        assert not stopped.any()
 
     # Conservation of the pack: the sides' cards are disjoint ...
     for i in range(s):
         for j in range(i + 1, s):
             assert not (captured[:, i] & captured[:, j]).any(), "two sides hold the same card"
     union = np.bitwise_or.reduce(captured, axis=1)
+    assert not (union & ~full).any(), "a card outside the pack"
     if leftovers is None:
-        # ... and, since a deal without any capture is impossible (module docstring), cover all.
-        assert (union == full).all(), "the sides' captured cards do not cover the pack"
+        # ... and a deal played out always has a capture (module docstring): they cover all.
+        assert (union[played_out] == full).all(), "the sides' captured cards do not cover the pack"
     else:
         leftovers = np.asarray(leftovers, np.uint64)
         assert not (union & leftovers).any()
-        assert ((union | leftovers) == full).all(), "captured + leftovers is not the pack"
-        assert ((leftovers == 0) | (union == 0)).all(), "leftovers although someone captured"
+        whole = (union | leftovers) == full
+        assert whole[played_out].all(), "captured + leftovers is not the pack"
+        assert ((leftovers == 0) | (union == 0))[played_out].all(), "leftovers and a capture"
 
     assert (points >= 0).all() and (scope >= 0).all()
+    np.testing.assert_array_equal(points[:, :, CAT["scope"]], scope)
+    # A stopped deal scores its scope alone (docs/rules.md §6), and a scopa stopped it.
+    others = [CAT[c] for c in CATEGORIES if c != "scope"]
+    assert not points[stopped][:, :, others].any(), "a stopped deal scored more than its scope"
+    assert (scope[stopped].sum(axis=1) > 0).all()
+
+    # From here on: deals played to their end.
+    captured, scope, points = captured[played_out], scope[played_out], points[played_out]
+    union = union[played_out]
     n_cards = popcount(captured)
     n_coins = popcount(captured, pack.suit_mask(0))
+    n_sevens = popcount(captured, pack.rank_mask(7))
 
-    # Cards, coins, primiera: at most one side, and only with the strict most.
-    for cat in ("cards", "coins", "primiera"):
+    # Cards, coins, primiera, sevens: at most one side, and only with the strict most.
+    for cat in ("cards", "coins", "primiera", "sevens"):
         col = points[:, :, CAT[cat]]
         assert np.isin(col, (0, 1)).all(), cat
         assert (col.sum(axis=1) <= 1).all(), f"{cat} point awarded to more than one side"
     np.testing.assert_array_equal(points[:, :, CAT["cards"]] == 1, strict_best(n_cards))
     np.testing.assert_array_equal(points[:, :, CAT["coins"]] == 1, strict_best(n_coins))
-    if s == 2:  # more than 20 of 40 in a two-sided game
-        np.testing.assert_array_equal(points[:, :, CAT["cards"]] == 1, n_cards > 20)
+    if s == 2:  # more than half the pack in a two-sided game (21 of 40, 27 of 52)
+        np.testing.assert_array_equal(points[:, :, CAT["cards"]] == 1, 2 * n_cards > pack.n_cards)
+    if v.most_sevens:
+        np.testing.assert_array_equal(points[:, :, CAT["sevens"]] == 1, strict_best(n_sevens))
+    else:
+        assert not points[:, :, CAT["sevens"]].any()
+    if v.primiera is None:
+        assert not points[:, :, CAT["primiera"]].any()
     standard = v.primiera in (PrimieraRule.STANDARD, PrimieraRule.FACE_ZERO)
     if standard and v.primiera_missing_suit is MissingSuit.VOID:
         # The primiera winner holds a card of every suit.
@@ -152,8 +201,6 @@ def check_deals(v, captured, scope, points, leftovers=None) -> None:
     assert (sette.sum(axis=1) == has_card(union, v.settebello)).all()
     if leftovers is None:
         assert (sette.sum(axis=1) == 1).all(), "settebello not awarded to exactly one side"
-
-    np.testing.assert_array_equal(points[:, :, CAT["scope"]], scope)
 
     rebello = points[:, :, CAT["re_bello"]]
     if v.re_bello:
@@ -173,8 +220,9 @@ def check_deals(v, captured, scope, points, leftovers=None) -> None:
             np.testing.assert_array_equal(napola, np.where(ace_two_three, n_coins, 0))
 
     # Points per side are the sum of the categories; a deal without scope awards at most 4 points
-    # in cards, coins, settebello and primiera (plus re bello and napola when switched on).
-    basic = points[:, :, [CAT[c] for c in ("cards", "coins", "settebello", "primiera")]]
+    # in cards, coins, settebello, primiera and sevens (the 52-card game has no primiera), plus
+    # re bello and napola when switched on (docs/rules.md §8).
+    basic = points[:, :, [CAT[c] for c in ("cards", "coins", "settebello", "primiera", "sevens")]]
     assert (basic.sum(axis=(1, 2)) <= 4).all()
     no_scope = scope.sum(axis=1) == 0
     bound = 4 + int(v.re_bello) + (10 if v.napola is not Napola.OFF else 0)
@@ -183,14 +231,21 @@ def check_deals(v, captured, scope, points, leftovers=None) -> None:
         assert (points.sum(axis=(1, 2))[no_scope] <= 4).all()
 
 
-def check_against_reference_scoring(v, captured, scope, points, rows) -> None:
-    """The scored points agree with the reference engine's scoring of the same cards."""
+def check_against_reference_scoring(v, out, rows) -> None:
+    """The scored points and the stored columns agree with the reference engine's scoring of
+    the same cards (a stopped deal: its scope alone)."""
     for row in rows:
-        sets = [set(cards_of(m)) for m in captured[row]]
-        expected = reference.score_deal(v, sets, [int(x) for x in scope[row]])
-        got = [{c: int(points[row, side, i]) for i, c in enumerate(CATEGORIES)} for side in
+        sets = [set(cards_of(m)) for m in out.captured[row]]
+        scope = [int(x) for x in out.scope[row]]
+        if out.stopped[row]:
+            expected = [{**dict.fromkeys(CATEGORIES, 0), "scope": k} for k in scope]
+        else:
+            expected = reference.score_deal(v, sets, scope)
+        got = [{c: int(out.points[row, side, i]) for i, c in enumerate(CATEGORIES)} for side in
                range(len(sets))]  # fmt: skip
         assert got == expected, f"row {row}: {got} != reference {expected}"
+        stored = [reference.stored_primiera(v, cards) for cards in sets]
+        assert out.primiera[row].tolist() == stored, f"row {row}: primiera column"
 
 
 def check_outcome_columns(v, out) -> None:
@@ -199,6 +254,7 @@ def check_outcome_columns(v, out) -> None:
     np.testing.assert_array_equal(out.coins, popcount(out.captured, v.pack.suit_mask(0)))
     np.testing.assert_array_equal(out.settebello, has_card(out.captured, v.settebello))
     np.testing.assert_array_equal(out.totals, out.points.sum(axis=2))
+    assert (out.primiera >= 0).all(), "a primiera column below 0 (none is stored as 0)"
     assert (out.redeals >= 0).all()
     if not v.throw_in:
         assert not out.redeals.any()
@@ -207,13 +263,26 @@ def check_outcome_columns(v, out) -> None:
     by_category = sum(frame[f"pt_{c}"].to_numpy().astype(np.int64) for c in CATEGORIES)
     np.testing.assert_array_equal(by_category, frame["points"].to_numpy())
     np.testing.assert_array_equal(frame["points"].to_numpy(), out.totals.ravel())
+    np.testing.assert_array_equal(frame["primiera"].to_numpy(), out.primiera.ravel())
+    np.testing.assert_array_equal(frame["stopped"].to_numpy(), np.repeat(out.stopped, out.n_sides))
+
+
+def first_dealers(v, seed: int, game) -> np.ndarray:
+    return engine.first_dealers(v, seeding.stream_key(seed, seeding.PACKS), np.asarray(game))
+
+
+def batch_seat_sides(v, seed: int, out) -> np.ndarray:
+    """The side of each seat of each deal, as the engine seats them: game ``g``'s first dealer,
+    then the deal passing to the right."""
+    offset = engine.seat_offsets(first_dealers(v, seed, out.game), out.deal, v.n_players)
+    return engine.seat_sides(v, offset)
 
 
 # The vectorised engine through the API --------------------------------------------------------
 
 
 def players_for(v):
-    return st.lists(st.sampled_from(sorted(PLAYERS)), min_size=v.n_sides, max_size=v.n_sides)
+    return st.lists(st.sampled_from(["greedy", "random"]), min_size=v.n_sides, max_size=v.n_sides)
 
 
 @pytest.mark.parametrize(("name", "opts"), CASES)
@@ -227,12 +296,41 @@ def test_deals_properties(name, opts, seed, data):
     np.testing.assert_array_equal(out.game, np.arange(300))
     assert not out.deal.any() and not out.final.any() and (out.winner == -1).all()
     np.testing.assert_array_equal(out.score, out.totals)  # independent deals: no game score
-    # Deal i is led by player i % n; its dealer is the player before, on that player's side.
-    n = v.n_players
-    np.testing.assert_array_equal(out.dealer_side, (out.game + n - 1) % n % v.n_sides)
-    check_deals(v, out.captured, out.scope, out.points)
+    # Deal i is a one-deal game: its dealer is game i's first dealer (docs/rules.md §2).
+    first = first_dealers(v, seed, out.game)
+    np.testing.assert_array_equal(out.dealer_side, first % v.n_sides)
+    np.testing.assert_array_equal(out.first_dealer_side, out.dealer_side)
+    np.testing.assert_array_equal(out.dealer_side, batch_seat_sides(v, seed, out)[:, -1])
+    # With no game score, a scopa stops a deal only when the scope alone reach the target.
+    stopped = out.stopped
+    if v.scopa_wins_immediately:
+        assert (out.scope[stopped].max(axis=1) >= v.target).all()
+    check_deals(v, out.captured, out.scope, out.points, stopped)
     check_outcome_columns(v, out)
-    check_against_reference_scoring(v, out.captured, out.scope, out.points, range(60))
+    check_against_reference_scoring(v, out, range(60))
+    check_against_reference_scoring(v, out, np.flatnonzero(stopped)[:20])
+
+
+def deal_result(v, out, row, before) -> reference.DealResult:
+    """A stored deal as the reference's result, for ``winner_after_deal``. The side that stopped
+    the deal is the one whose scopa took it to the target: a side whose earlier scopa had done
+    so would have stopped it there."""
+    stopped_by = None
+    if out.stopped[row]:
+        reached = [
+            side for side in range(v.n_sides)
+            if out.scope[row, side] > 0 and before[side] + out.scope[row, side] >= v.target
+        ]  # fmt: skip
+        assert len(reached) == 1, f"row {row}: which scopa stopped the deal? {reached}"
+        stopped_by = reached[0]
+    points = [
+        {c: int(out.points[row, side, i]) for i, c in enumerate(CATEGORIES)}
+        for side in range(v.n_sides)
+    ]
+    return reference.DealResult(
+        throw_in=False, captured=[set(cards_of(m)) for m in out.captured[row]],
+        scope=[int(x) for x in out.scope[row]], points=points, stopped_by=stopped_by,
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize(("name", "opts"), CASES)
@@ -241,31 +339,52 @@ def test_deals_properties(name, opts, seed, data):
 def test_games_properties(name, opts, seed, data):
     v = variant(name, **opts)
     names = data.draw(players_for(v), label="players")
-    n_games = 40
+    n_games = 30
     out = api.play_games(v, names, games=n_games, seed=seed)
-    check_deals(v, out.captured, out.scope, out.points)
+    check_deals(v, out.captured, out.scope, out.points, out.stopped)
     check_outcome_columns(v, out)
+    seat_side = batch_seat_sides(v, seed, out)
+    np.testing.assert_array_equal(out.dealer_side, seat_side[:, -1])
+    first = first_dealers(v, seed, out.game) % v.n_sides
+    np.testing.assert_array_equal(out.first_dealer_side, first)
 
     # Ordered by (game, deal); every game is played to its end.
     order = np.lexsort((out.deal, out.game))
     np.testing.assert_array_equal(order, np.arange(len(out)))
     np.testing.assert_array_equal(np.unique(out.game), np.arange(n_games))
+    coins = v.pack.suit_mask(0)
     for g in range(n_games):
         rows = np.flatnonzero(out.game == g)
         np.testing.assert_array_equal(out.deal[rows], np.arange(len(rows)))
         # Scores are the running sums of the deal points.
         np.testing.assert_array_equal(out.score[rows], np.cumsum(out.totals[rows], axis=0))
-        # The game ends exactly when game_winner says so, and its winner is unique.
+        # The game ends exactly when winner_after_deal says so, with the batch's seat order.
+        before = [0] * v.n_sides
         for k, row in enumerate(rows):
-            w = reference.game_winner([int(x) for x in out.score[row]], v.target)
+            result = deal_result(v, out, row, before)
+            w = reference.winner_after_deal(v, before, result, seat_side[row].tolist())
             last = k == len(rows) - 1
             assert (w is not None) == last, f"game {g} deal {k}: winner {w}, last deal {last}"
             assert bool(out.final[row]) == last
             assert out.winner[row] == (-1 if w is None else w)
+            assert not out.stopped[row] or last, "a stopped deal that did not end its game"
+            before = [int(x) for x in out.score[row]]
         assert (out.winner[rows] >= 0).sum() == 1
-        final_score = out.score[rows[-1]]
-        assert final_score.max() >= v.target
-        assert (final_score == final_score.max()).sum() == 1
+        row = rows[-1]
+        winner, final_score = int(out.winner[row]), out.score[row]
+        napoleone = v.napoleone and (int(out.captured[row, winner]) & coins) == coins
+        if out.stopped[row]:  # a winning scopa: at the target, whatever the others have
+            assert final_score[winner] >= v.target
+        elif napoleone:  # all the coins: the game is won whatever the scores
+            pass
+        elif v.count_in_turn_order:  # the first in seat order to reach the target
+            order = seat_side[row].tolist()
+            reached = [side for side in order if final_score[side] >= v.target]
+            assert reached and reached[0] == winner
+        else:  # at or past the target and strictly ahead
+            assert final_score[winner] >= v.target
+            assert (final_score == final_score.max()).sum() == 1
+            assert final_score[winner] == final_score.max()
         # The deal passes to the right: the dealer's side advances by one each deal.
         dealer = out.dealer_side[rows].astype(np.int64)
         np.testing.assert_array_equal(dealer[1:], (dealer[:-1] + 1) % v.n_sides)
@@ -277,6 +396,56 @@ def test_game_winner():
     assert reference.game_winner([12, 12], 11) is None  # tied past the target: play on
     assert reference.game_winner([12, 13, 3], 11) == 1
     assert reference.game_winner([3, 13, 13], 11) is None
+
+
+# First dealers -----------------------------------------------------------------------------------
+
+
+def within_standard_errors(hits: int, n: int, p: float, z: float = 4.0) -> bool:
+    return abs(hits / n - p) < z * math.sqrt(p * (1 - p) / n)
+
+
+@pytest.mark.parametrize("n_players", [2, 3, 4, 6])
+def test_first_dealers_are_uniform(n_players):
+    """docs/rules.md §2: the first dealer is drawn at random; each player deals first in 1/n of the
+    games, within 4 binomial standard errors (fixed seed, 60,000 games)."""
+    v = next(p for p in PRESETS.values() if p.n_players == n_players)
+    games = 60_000
+    first = first_dealers(v, 123, np.arange(games))
+    assert first.min() >= 0 and first.max() < n_players
+    counts = np.bincount(first, minlength=n_players)
+    for player, hits in enumerate(counts):
+        assert within_standard_errors(int(hits), games, 1 / n_players), (player, counts)
+    fixed = first_dealers(variant(v.name, first_dealer="fixed"), 123, np.arange(games))
+    assert (fixed == n_players - 1).all()
+
+
+def test_first_dealers_depend_only_on_the_number_of_players():
+    """docs/rules.md §2: the draw comes from the game's own random numbers, so presets, options and
+    players with the same number of players see the same first dealers (and dealers)."""
+    game = np.arange(5000)
+    by_players: dict[int, np.ndarray] = {}
+    for name, rules in PRESETS.items():
+        for opts in ({}, options_for(name, {"forced_capture": True, "napola": "sequence"})):
+            first = first_dealers(variant(name, **opts), 77, game)
+            same = by_players.setdefault(rules.n_players, first)
+            np.testing.assert_array_equal(first, same, err_msg=name)
+    # Through whole runs: other players and rules, the same dealers.
+    runs = [
+        api.play_deals("classic", ["greedy", "random"], deals=400, seed=77),
+        api.play_deals("escoba", ["random", "random"], deals=400, seed=77),
+        api.play_deals("scopa-52", ["greedy", "greedy"], deals=400, seed=77),
+    ]
+    for out in runs:
+        np.testing.assert_array_equal(out.dealer_side, by_players[2][:400] % 2)
+    four = [
+        api.play_deals("scopone", ["greedy", "random"], deals=400, seed=77),
+        api.play_deals("scopa-52-4p", ["random"] * 4, deals=400, seed=77),
+    ]
+    np.testing.assert_array_equal(four[0].dealer_side, by_players[4][:400] % 2)
+    np.testing.assert_array_equal(four[1].dealer_side, by_players[4][:400] % 4)
+    # And a different seed draws different dealers.
+    assert (first_dealers(PRESETS["classic"], 78, game) != by_players[2]).any()
 
 
 # The reference engine on random packs ---------------------------------------------------------
@@ -297,55 +466,97 @@ def test_reference_deal_properties(name, opts, seed):
     rng = random.Random(seed)
     choose = random_chooser(rng)
     all_cards = list(range(v.pack.n_cards))
-    captured, scope, points, leftovers = [], [], [], []
+    captured, scope, points, leftovers, stopped = [], [], [], [], []
+    dealer_side = v.side_of_seat(v.n_players - 1)
     for _ in range(25):
         pack = rng.sample(all_cards, len(all_cards))
-        result = reference.play_deal(v, pack, choose)
-        kings = sum(v.pack.rank(c) == 10 for c in pack[:4])
+        before = [rng.randrange(v.target + 2) for _ in range(v.n_sides)]
+        result = reference.play_deal(v, pack, choose, scores=before)
+        kings = sum(v.pack.rank(c) == 10 for c in pack[: v.table_cards])
         assert result.throw_in == (v.throw_in and kings >= 3)
         if result.throw_in:
             assert not result.moves
             continue
-        # Every hand card is played once, seat 0 first, in turn order.
-        assert len(result.moves) == v.plays
-        assert [m.seat for m in result.moves] == [k % v.n_players for k in range(v.plays)]
-        assert sorted(m.card for m in result.moves) == sorted(pack[4:])
-        # Scope counted from the moves; a sweep on the last play only with last_play_scopa.
+        # Every hand card is played once, seat 0 first, in turn order (up to a stop).
+        n_moves = len(result.moves)
+        assert [m.seat for m in result.moves] == [k % v.n_players for k in range(n_moves)]
+        if result.stopped_by is None:
+            assert n_moves == v.plays
+            assert sorted(m.card for m in result.moves) == sorted(pack[v.table_cards :])
+        else:
+            assert v.scopa_wins_immediately
+            assert n_moves < v.plays or result.moves[-1].scopa
+        # Scope counted from the moves (and the opening escobas); a sweep on the last play
+        # only with last_play_scopa.
         per_side = [0] * v.n_sides
+        per_side[dealer_side] += result.opening
+        assert result.opening == reference.opening_sweeps(v, pack[: v.table_cards])
         for m in result.moves:
             assert not m.scopa or m.captured, "a scopa without a capture"
             per_side[v.side_of_seat(m.seat)] += m.scopa
         assert per_side == result.scope
-        if not v.last_play_scopa:
+        if not v.last_play_scopa and n_moves == v.plays:
             assert not result.moves[-1].scopa
+        # A stop is the first scopa (or the opening escobas) that took its side to the target,
+        # and it ends the game (docs/rules.md §6).
+        stop_at = None  # index of the move that stops the deal; -1: the opening
+        if v.scopa_wins_immediately:
+            running = [0] * v.n_sides
+            running[dealer_side] = result.opening
+            if result.opening and before[dealer_side] + result.opening >= v.target:
+                stop_at = -1
+            for i, m in enumerate(result.moves if stop_at is None else []):
+                side = v.side_of_seat(m.seat)
+                running[side] += m.scopa
+                if m.scopa and before[side] + running[side] >= v.target:
+                    stop_at = i
+                    break
+        if stop_at is None:
+            assert result.stopped_by is None
+        else:
+            assert n_moves == stop_at + 1
+            last_side = dealer_side if stop_at < 0 else v.side_of_seat(result.moves[-1].seat)
+            assert result.stopped_by == last_side
+            assert reference.winner_after_deal(v, before, result) == result.stopped_by
+            assert result.points == [
+                {**dict.fromkeys(CATEGORIES, 0), "scope": k} for k in result.scope
+            ]
         assert result.totals == [sum(p.values()) for p in result.points]
         captured.append([mask_of(c) for c in result.captured])
         scope.append(result.scope)
         points.append([[p[c] for c in CATEGORIES] for p in result.points])
         leftovers.append(mask_of(result.leftovers))
+        stopped.append(result.stopped_by is not None)
     if captured:
         check_deals(
             v,
             np.array(captured, np.uint64),
             np.array(scope),
             np.array(points),
+            np.array(stopped),
             np.array(leftovers, np.uint64),
         )
 
 
 def test_throw_in_pack():
-    """Three kings among the four table cards: the deal is thrown in (unless switched off)."""
+    """Three kings among the four table cards: the deal is thrown in (unless switched off, or
+    the preset has no throw-in)."""
     kings = [9, 19, 29]
     rest = [c for c in range(40) if c not in kings]
     pack = [*kings, *rest]
-    for name in PRESETS:
+    for name, rules in PRESETS.items():
+        if rules.pack.n_cards != 40:
+            continue
         v = variant(name)
-        assert reference.play_deal(v, pack, random_chooser(random.Random(0))).throw_in
         players = ["random"] * v.n_sides
-        assert api.play_packs(v, players, [pack])[0].throw_in
-        off = variant(name, throw_in=False)
-        assert not reference.play_deal(off, pack, random_chooser(random.Random(0))).throw_in
-        assert not api.play_packs(off, players, [pack])[0].throw_in
+        thrown = "throw_in" in rules.allowed_options
+        assert v.throw_in is thrown
+        assert reference.play_deal(v, pack, random_chooser(random.Random(0))).throw_in is thrown
+        assert api.play_packs(v, players, [pack])[0].throw_in is thrown
+        if thrown:
+            off = variant(name, throw_in=False)
+            assert not reference.play_deal(off, pack, random_chooser(random.Random(0))).throw_in
+            assert not api.play_packs(off, players, [pack])[0].throw_in
 
 
 # The two engines on the same moves -------------------------------------------------------------
@@ -370,11 +581,13 @@ def replay(v, record):
 @given(seed=SEEDS, data=st.data())
 def test_batch_move_logs_replay_in_reference(name, opts, seed, data):
     """Every move the vectorised engine offers and plays is legal for the reference engine, and
-    replaying the log there gives the same captures, scope, leftovers and points."""
+    replaying the log there gives the same captures, scope, leftovers and points; captured
+    cards and leftovers partition the pack for every deal played to its end."""
     v = variant(name, **opts)
     names = data.draw(players_for(v), label="players")
     rng = random.Random(seed)
-    packs = [rng.sample(range(40), 40) for _ in range(20)]
+    n = v.pack.n_cards
+    packs = [rng.sample(range(n), n) for _ in range(20)]
     for record in api.play_packs(v, names, packs, seed=seed):
         if record.throw_in:
             continue
@@ -383,3 +596,37 @@ def test_batch_move_logs_replay_in_reference(name, opts, seed, data):
         assert [s.points for s in record.sides] == expected.points
         assert sorted(record.leftovers) == sorted(expected.leftovers)
         assert [m.scopa for m in record.moves] == [m.scopa for m in expected.moves]
+        assert record.opening == expected.opening
+        assert record.stopped_by == expected.stopped_by
+        held = [c for s in record.sides for c in s.captured] + record.leftovers
+        assert len(held) == len(set(held))
+        if record.stopped_by is None:
+            assert sorted(held) == list(range(n))
+
+
+# A deal stopped by a winning scopa ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["classic", "escoba", "scopa-52", "scopa-52-3p"])
+def test_a_stopped_deal_conserves_the_pack(name):
+    """docs/rules.md §8: the sides' captured cards plus the cards that belong to nobody (here:
+    the table, the hands and the stock not reached when the winning scopa stopped the deal)
+    are exactly the pack, on both engines."""
+    v = variant(name, scopa_wins_immediately=True, target=1)
+    rng = random.Random(3)
+    n = v.pack.n_cards
+    packs = [rng.sample(range(n), n) for _ in range(40)]
+    mid_deal = 0
+    for pack in packs:
+        ref = reference.play_deal(v, pack, random_chooser(rng))
+        if ref.stopped_by is None or len(ref.moves) == 0:
+            continue
+        mid_deal += 1
+        parts = [*ref.captured, ref.leftovers]
+        assert sorted(c for part in parts for c in part) == list(range(n)), "reference engine"
+    for record in api.play_packs(v, ["greedy"] * v.n_sides, packs):
+        if record.stopped_by is None:
+            continue
+        held = [c for s in record.sides for c in s.captured] + record.leftovers
+        assert sorted(held) == list(range(n)), "vectorised engine"
+    assert mid_deal > 0
