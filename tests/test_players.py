@@ -4,7 +4,14 @@ the greedy and random players.
 The conformance suite runs each player of ``scopa_sim.players.PLAYERS`` on every preset (and a
 few option sets) against the contract of ``players/base.py``: ``act`` returns one legal index
 per row, is deterministic and does not depend on which other rows share the batch; whole runs
-do not depend on the batch size; a player cannot see hidden cards; players are frozen.
+do not depend on the batch size; a player cannot see hidden cards (unless it declares
+``sees_hidden_cards``); players are frozen. Search players (a ``samples`` parameter) are run
+with 2 samples and on fewer deals: the contract does not depend on the sample count, and each of
+their decisions costs thousands of rollouts. (``scopa_sim.testing.check_player``, exercised by
+tests/test_testing.py, is the same contract packaged for player authors.)
+
+The greedy player's documented behaviour is checked on explicit packs, under each capture rule
+(classic, escoba, asso piglia tutto, the 52-card pack) and each scoring.
 """
 
 from __future__ import annotations
@@ -29,24 +36,50 @@ OPTION_SETS = {
     "forced": {"forced_capture": True},
     "fewest-last-scopa": {"fewest_cards": True, "last_play_scopa": True},
 }
-RULE_CASES = [
-    pytest.param(name, label, id=f"{name}-{label}") for name in PRESETS for label in OPTION_SETS
-]
+#: Every preset with its default rules, and a few presets with each other option set.
+RULE_CASES = [pytest.param(name, "default", id=f"{name}-default") for name in PRESETS] + [
+    pytest.param(name, label, id=f"{name}-{label}")
+    for name, label in (
+        ("classic", "forced"), ("classic-4p", "fewest-last-scopa"), ("escoba", "forced"),
+        ("asso-piglia-tutto", "fewest-last-scopa"), ("scopa-52-3p", "forced"),
+        ("scopone-scientifico", "fewest-last-scopa"),
+    )
+]  # fmt: skip
 PLAYER_NAMES = sorted(PLAYERS)
+#: Players that are handed the hidden cards (upper bounds), and search players.
+SEEING = {name for name, p in PLAYERS.items() if getattr(p, "sees_hidden_cards", False)}
+SEARCH = {name for name, p in PLAYERS.items() if hasattr(p, "samples")}
+
+
+def budget(name: str, fused: int, lockstep: int, search: int) -> int:
+    """How many deals (or games) a check plays with player ``name``: players with a compiled
+    (fused) row policy are cheap, the others pay a Python call per play, search players
+    thousands of rollouts per decision."""
+    if name in SEARCH:
+        return search
+    return fused if PLAYERS[name].fused_code is not None else lockstep
+
+
+def conformance_player(name: str) -> Player:
+    """The registered player; a search player with at most 2 samples."""
+    p = PLAYERS[name]
+    return dataclasses.replace(p, samples=2) if name in SEARCH and p.samples > 2 else p
 
 
 def rules(name: str, label: str):
     return variant(name, **OPTION_SETS[label])
 
 
-def lineup(v, name: str) -> list[str]:
-    return [name] * v.n_sides
+def lineup(v, name: str) -> list[Player]:
+    return [conformance_player(name)] * v.n_sides
 
 
-def mixed_lineup(v, name: str) -> list[str]:
-    """``name`` on side 0, the registered players in turn on the other sides."""
-    others = [p for p in PLAYER_NAMES if p != name] or [name]
-    return [name] + [others[k % len(others)] for k in range(v.n_sides - 1)]
+def mixed_lineup(v, name: str) -> list[Player]:
+    """``name`` on side 0, the random and greedy players in turn on the other sides (fair and
+    cheap: a player that sees hidden cards on another side would spoil the hidden-card test)."""
+    others = [p for p in ("random", "greedy") if p != name]
+    return [conformance_player(name)] + [PLAYERS[others[k % len(others)]]
+                                         for k in range(v.n_sides - 1)]  # fmt: skip
 
 
 def assert_outcomes_equal(a, b) -> None:
@@ -59,19 +92,67 @@ def assert_outcomes_equal(a, b) -> None:
 # Decision points built from the reference engine ----------------------------------------------
 
 
+@dataclasses.dataclass(frozen=True)
+class Point:
+    """One decision point of a reference deal: the view and legal actions the reference gives,
+    and the public scope and last capturer, the pack and every seat's hand (for the
+    observation's optional fields)."""
+
+    view: reference.View
+    legal: list
+    scope: tuple[int, ...]
+    last_capturer: int
+    pack: tuple[int, ...]
+    hands: tuple[int, ...]  # masks, seats in play order
+
+
+def _hands_at(v, pack, play, played) -> tuple[int, ...]:
+    """Every seat's hand at ``play``: the blocks dealt so far (docs/rules.md §2) less the cards
+    played."""
+    hands = [0] * v.n_players
+    position, first = v.table_cards, 0
+    for size in v.hands:
+        if play < first:
+            break
+        for seat in range(v.n_players):
+            hands[seat] |= mask_of(pack[position : position + size])
+            position += size
+        first += v.n_players * size
+    return tuple(h & ~mask_of(played) for h in hands)
+
+
 @cache
 def decision_points(name: str, label: str, n_deals: int = 60, seed: int = 5):
-    """Real decision points: (view, legal actions) per play index, from random reference deals."""
+    """Real decision points per play index, from random reference deals."""
     v = rules(name, label)
     rng = random.Random(seed)
-    by_play: dict[int, list] = {}
-
-    def choose(view, legal):
-        by_play.setdefault(view.play, []).append((view, legal))
-        return rng.choice(legal)
-
+    by_play: dict[int, list[Point]] = {}
+    n = v.pack.n_cards
+    dealer = v.side_of_seat(v.n_players - 1)
     for _ in range(n_deals):
-        reference.play_deal(v, rng.sample(range(40), 40), choose)
+        pack = rng.sample(range(n), n)
+        state = {"scope": [0] * v.n_sides, "last": -1, "previous": None}
+        opening = reference.opening_sweeps(v, pack[: v.table_cards])
+        if opening:
+            state["scope"][dealer], state["last"] = opening, dealer
+
+        def choose(view, legal, pack=pack, state=state):
+            if state["previous"] is not None:  # the previous play's capture and scopa
+                seat, played, taken = state["previous"]
+                if taken:
+                    state["last"] = v.side_of_seat(seat)
+                    ace = reference.is_ace_sweep(v, played, taken) and not v.ace_sweep_scopa
+                    state["scope"][v.side_of_seat(seat)] += not view.table and not ace
+            point = Point(
+                view, legal, tuple(state["scope"]), state["last"], tuple(pack),
+                _hands_at(v, pack, view.play, view.played),
+            )  # fmt: skip
+            by_play.setdefault(view.play, []).append(point)
+            action = rng.choice(legal)
+            state["previous"] = (view.seat, *action)
+            return action
+
+        reference.play_deal(v, pack, choose)
     return v, by_play
 
 
@@ -87,22 +168,22 @@ def build(cls, **values):
 
 
 def batch(v, points) -> tuple[Observation, LegalActions]:
-    """The contract's padded arrays for a list of (view, legal) of one play index."""
+    """The contract's padded arrays for a list of decision points of one play index."""
     rows = len(points)
-    width = max(len(legal) for _, legal in points)
+    width = max(len(point.legal) for point in points)
     card = np.full((rows, width), -1, np.int8)
     capture = np.zeros((rows, width), np.uint64)
     group = np.full((rows, width), -1, np.int8)
     count = np.zeros(rows, np.int64)
     n_cards = np.zeros(rows, np.int64)
-    for b, (_, legal) in enumerate(points):
+    for b, point in enumerate(points):
         groups: list[int] = []
-        for k, (c, taken) in enumerate(legal):
+        for k, (c, taken) in enumerate(point.legal):
             if not groups or groups[-1] != c:
                 groups.append(c)
             card[b, k], capture[b, k], group[b, k] = c, mask_of(taken), len(groups) - 1
-        count[b], n_cards[b] = len(legal), len(groups)
-    views = [view for view, _ in points]
+        count[b], n_cards[b] = len(point.legal), len(groups)
+    views = [point.view for point in points]
     seat, play = views[0].seat, views[0].play
     assert all(w.seat == seat and w.play == play for w in views)
     obs = build(
@@ -117,6 +198,10 @@ def batch(v, points) -> tuple[Observation, LegalActions]:
         side=np.full(rows, v.side_of_seat(seat), np.int8),
         dealer_side=np.full(rows, v.side_of_seat(v.n_players - 1), np.int8),
         play=play,
+        scope=np.array([point.scope for point in points], np.int16),
+        last_capturer=np.array([point.last_capturer for point in points], np.int8),
+        hidden_hands=np.array([point.hands for point in points], np.uint64),
+        hidden_pack=np.array([point.pack for point in points], np.int8),
     )
     legal = build(
         LegalActions, card=card, capture=capture, group=group, count=count, n_cards=n_cards
@@ -137,10 +222,12 @@ def decision_random(rows: int, play: int, seed: int = 3) -> seeding.DecisionRand
 @pytest.mark.parametrize("who", PLAYER_NAMES)
 @pytest.mark.parametrize(("name", "label"), RULE_CASES)
 def test_act_returns_one_legal_index_per_row(who, name, label):
-    v, by_play = decision_points(name, label)
-    p = player(who)
+    v, by_play = decision_points(name, label, budget(who, 60, 60, 6))
+    p = conformance_player(who)
     for play, points in sorted(by_play.items()):
         obs, legal = batch(v, points)
+        if who not in SEEING:
+            obs = dataclasses.replace(obs, hidden_hands=None, hidden_pack=None)
         rows = len(points)
         choice = p.act(obs, legal, decision_random(rows, play))
         assert isinstance(choice, np.ndarray) and np.issubdtype(choice.dtype, np.integer)
@@ -161,36 +248,41 @@ def test_act_returns_one_legal_index_per_row(who, name, label):
 @pytest.mark.parametrize(("name", "label"), RULE_CASES)
 def test_runs_are_deterministic_and_batch_size_invariant(who, name, label):
     v = rules(name, label)
+    n = budget(who, 1500, 300, 12)
     for players in (lineup(v, who), mixed_lineup(v, who)):
-        deals = range(0, 4500)
+        deals = range(0, n)
         whole = api.play_deals(v, players, deals=deals, seed=2024, batch_size=len(deals))
-        for size in (1000, 4096, 4096):  # 4096 twice: the same call gives the same result
+        for size in (n // 3, 1024, 1024):  # 1024 twice: the same call gives the same result
             run = api.play_deals(v, players, deals=deals, seed=2024, batch_size=size)
             assert_outcomes_equal(run, whole)
         # A sub-range is the same deals as in the whole run.
-        tail = api.play_deals(v, players, deals=range(2500, 4500), seed=2024, batch_size=1000)
-        assert_outcomes_equal(tail, whole.take(slice(2500, 4500)))
+        tail = api.play_deals(v, players, deals=range(n // 2, n), seed=2024, batch_size=n // 4)
+        assert_outcomes_equal(tail, whole.take(slice(n // 2, n)))
         # Games too: a game does not depend on how many others are in flight.
-        games = api.play_games(v, players, games=150, seed=99, batch_size=150)
-        assert_outcomes_equal(api.play_games(v, players, games=150, seed=99, batch_size=32), games)
+        g = budget(who, 40, 10, 2)
+        games = api.play_games(v, players, games=g, seed=99, batch_size=g)
+        assert_outcomes_equal(api.play_games(v, players, games=g, seed=99, batch_size=1), games)
 
 
 @pytest.mark.parametrize("who", PLAYER_NAMES)
 @pytest.mark.parametrize(("name", "label"), RULE_CASES)
 def test_players_cannot_see_hidden_cards(who, name, label):
     """Packs identical in the table and the hands already seen, but with the other hands and the
-    stock rearranged: every move made before a hidden card could show is the same."""
+    stock rearranged: every move made before a hidden card could show is the same. (Not for a
+    player that declares it sees the hidden cards.)"""
+    if who in SEEING:
+        pytest.skip(f"{who} declares sees_hidden_cards: an upper bound, not a fair player")
     v = rules(name, label)
     players = mixed_lineup(v, who)
     rng = random.Random(17)
-    n, hand = v.n_players, v.hands[0]
-    base = [rng.sample(range(40), 40) for _ in range(25)]
+    n, hand, n_cards = v.n_players, v.hands[0], v.pack.n_cards
+    base = [rng.sample(range(n_cards), n_cards) for _ in range(budget(who, 25, 25, 6))]
     base_moves = [r.moves for r in api.play_packs(v, players, base, seed=8)]
     # Keep the table and the first hands of seats 0..s; rearrange everything after them.
     # (s = n - 1 keeps every first hand and rearranges only the stock.)
     for s in range(n):
         keep = v.table_cards + hand * (s + 1)
-        if keep == 40:
+        if keep == n_cards:
             continue  # scopone-like deals have no hidden stock
         other = []
         for pack in base:
@@ -210,6 +302,7 @@ def test_players_cannot_see_hidden_cards(who, name, label):
 @pytest.mark.parametrize("who", PLAYER_NAMES)
 def test_players_are_frozen_and_registered(who):
     p = player(who)
+    assert (who in SEEING) == p.sees_hidden_cards
     assert isinstance(p, Player) and p is PLAYERS[who] and p.name == who
     with pytest.raises(dataclasses.FrozenInstanceError):
         p.anything = 1
@@ -305,7 +398,8 @@ def replay_decisions(v, record):
 def test_greedy_captures_when_it_can_and_prefers_scopa_then_settebello(name, label):
     v = rules(name, label)
     rng = random.Random(31)
-    packs = [rng.sample(range(40), 40) for _ in range(150)]
+    n = v.pack.n_cards
+    packs = [rng.sample(range(n), n) for _ in range(150)]
     seen = Counter()
     for record in api.play_packs(v, lineup(v, "greedy"), packs, seed=4):
         if record.throw_in:
@@ -316,13 +410,94 @@ def test_greedy_captures_when_it_can_and_prefers_scopa_then_settebello(name, lab
                 assert taken, "greedy laid a card although it could capture"
                 seen["capture"] += 1
             scopa_counts = not last or v.last_play_scopa
-            if scopa_counts and any(t and t == view.table for _, t in legal):
-                assert taken == view.table, "greedy missed a scopa"
+
+            def is_scopa(c, t, view=view, scopa_counts=scopa_counts):
+                # An ace's sweep in asso piglia tutto is a scopa only with ace_sweep_scopa.
+                ace_sweep = reference.is_ace_sweep(v, c, t) and not v.ace_sweep_scopa
+                return scopa_counts and bool(t) and t == view.table and not ace_sweep
+
+            if any(is_scopa(c, t) for c, t in legal):
+                assert is_scopa(card, taken), "greedy missed a scopa"
                 seen["scopa"] += 1
             elif any(t and v.settebello in t | {c} for c, t in legal):
                 assert v.settebello in taken | {card}, "greedy missed the settebello"
                 seen["settebello"] += 1
     assert min(seen["capture"], seen["scopa"], seen["settebello"]) > 0, seen
+
+
+# The greedy player under each capture rule and scoring ----------------------------------------
+
+
+def first_moves(name: str, table, *hands, **options):
+    """The greedy players' moves of a deal of preset ``name`` whose pack starts with ``table``
+    and the first hands ``hands`` (card codes of the preset's pack), in canonical order."""
+    v = variant(name, **options)
+    parse = v.pack.parse
+    front = [parse(c) for c in (*table, *(c for h in hands for c in h))]
+    assert len(set(front)) == len(front)
+    pack = front + [c for c in range(v.pack.n_cards) if c not in front]
+    (record,) = api.play_packs(v, lineup(v, "greedy"), [pack])
+    assert not record.throw_in and record.opening == 0
+    return [(v.pack.code(m.card), sorted(v.pack.code(c) for c in m.captured)) for m in
+            record.moves]  # fmt: skip
+
+
+def test_greedy_lays_under_the_escoba_rule():
+    """Escoba: a lay that leaves the table worth 5 to 14 (one card makes 15 with all of it) is
+    open to an escoba and avoided when another lay exists. Table AD AC AS RB (13); seat 0 holds
+    AB, 6S, 7C, none of which captures: AB (its least valuable card) would leave 14, open; 6S
+    leaves 19, closed, and is laid. When every lay is open, the least valuable is laid."""
+    moves = first_moves("escoba", ("AD", "AC", "AS", "RB"), ("AB", "6S", "7C"))
+    assert moves[0] == ("6S", [])
+    # Table AD AC AS 2D (5): every lay (up to 9) leaves 6..14, all open: the least valuable.
+    moves = first_moves("escoba", ("AD", "AC", "AS", "2D"), ("FB", "CB", "6S"))
+    assert moves[0] == ("FB", [])  # 8 and 9 are both worth 10; the lower card id
+
+
+def test_greedy_lays_under_the_asso_piglia_tutto_rule():
+    """Asso piglia tutto: a lay that leaves no ace on the table is open (the next ace takes it
+    all), whatever the table adds up to. Seat 0's F takes AD 3D 4C, leaving 2S. The dealer
+    holds FB, CB, 3B (no capture): in classic FB leaves 10 (open to a king) and CB 11 (closed),
+    so it lays CB; in asso piglia tutto both leave no ace, both are open, and it lays the least
+    valuable (FB and CB tie; the lower card id)."""
+    table, seat0, dealer = ("AD", "3D", "4C", "2S"), ("FD", "FC", "FS"), ("FB", "CB", "3B")
+    classic = first_moves("classic", table, seat0, dealer)
+    asso = first_moves("asso-piglia-tutto", table, seat0, dealer)
+    assert classic[0] == asso[0] == ("FD", ["3D", "4C", "AD"])
+    assert classic[1] == ("CB", [])
+    assert asso[1] == ("FB", [])
+
+
+def test_greedy_lays_under_the_52_card_rule():
+    """scopa-52: the whole table is within one card's reach up to 13 (J 11, Q 12, K 13), not 10.
+    Table AH AD AS AC (4); seat 0 holds 9S, 10S, KS, none of which captures: 9S would leave 13,
+    open in this pack (closed in the Italian one), so it lays 10S (14, closed; 10S and KS are
+    worth nothing: the lower card id)."""
+    moves = first_moves("scopa-52", ("AH", "AD", "AS", "AC"), ("9S", "10S", "KS"))
+    assert moves[0] == ("10S", [])
+    moves = first_moves("scopa-52", ("AH", "AD", "AS", "AC"), ("8S", "9S", "JS"))
+    assert moves[0] == ("JS", [])  # 12 and 13 open, 15 closed
+
+
+@pytest.mark.parametrize(
+    ("name", "table", "hand", "expected", "why"),
+    [
+        ("scopa-52", ("6S", "4H", "QC", "JD"), ("6C", "4D", "2C"), ("4D", ["4H"]),
+         "scopa-52: a heart (its coins) above a six, which scores nothing there"),
+        ("classic", ("6S", "4D", "CC", "FD"), ("6C", "4S", "2C"), ("6C", ["6S"]),
+         "classic: a six (primiera) above a coin"),
+        ("scopa-52", ("AS", "5H", "QC", "JD"), ("AC", "5D", "2C"), ("5D", ["5H"]),
+         "scopa-52: a heart above an ace, which scores nothing there"),
+        ("classic", ("AS", "5D", "CC", "FD"), ("AC", "5S", "2C"), ("AC", ["AS"]),
+         "classic: an ace (primiera) above a coin"),
+        ("scopa-52", ("7S", "4H", "QC", "JD"), ("7C", "4D", "2C"), ("7C", ["7S"]),
+         "scopa-52: a seven (most sevens) above a heart"),
+        ("scopa-52", ("7D", "7H", "QC", "JD"), ("7C", "2C", "3C"), ("7C", ["7H"]),
+         "scopa-52: the seven of hearts is its settebello"),
+    ],
+)  # fmt: skip
+def test_greedy_capture_values_follow_the_scoring(name, table, hand, expected, why):
+    assert first_moves(name, table, hand)[0] == expected, why
 
 
 # The random player: uniform over playable cards, then over that card's captures ---------------
