@@ -13,7 +13,7 @@ from pathlib import Path
 import polars as pl
 
 from scopa_sim.cards import ITALIAN_40
-from scopa_sim.reporting import Page, render_page
+from scopa_sim.reporting import Page, write_page
 
 DATA = Path("data")
 REPORTS = Path("reports")
@@ -126,8 +126,6 @@ def main(build, argv=None) -> int:
     except MissingData as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    args.out.mkdir(parents=True, exist_ok=True)
-    path = args.out / f"{page.slug}.html"
-    path.write_text(render_page(page), encoding="utf-8")
+    path, _ = write_page(page, args.out)
     print(f"{path}: {page.finding}")
     return 0

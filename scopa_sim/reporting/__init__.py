@@ -9,6 +9,7 @@ byte-identical pages.
 from __future__ import annotations
 
 import io
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,6 +56,27 @@ class Section:
 
 
 @dataclass(frozen=True)
+class Finding:
+    """One number a page claims, for ``reports/NAME.json``: a stable dotted name (such as
+    ``ace.captured.points``), the estimate with its interval, and its unit."""
+
+    name: str
+    estimate: Estimate
+    unit: str
+
+    def to_json(self) -> dict:
+        e = self.estimate
+        return {
+            "name": self.name,
+            "estimate": e.value,
+            "ci_low": e.low,
+            "ci_high": e.high,
+            "n": e.n,
+            "unit": self.unit,
+        }
+
+
+@dataclass(frozen=True)
 class Page:
     slug: str  # file name without .html
     title: str
@@ -64,6 +86,7 @@ class Page:
     sections: list[Section]
     data: list[dict]  # provenance: run, variant, players, deals, seed, ...
     reproduce: str = ""  # commands that rebuild the page from nothing, shown as code
+    findings: list[Finding] = field(default_factory=list)  # its numbers, for NAME.json
 
 
 def svg(fig) -> Markup:
@@ -93,14 +116,30 @@ def render_index(pages: list[Page], title: str = "scopa-sim reports") -> str:
     return _ENV.get_template("index.html.j2").render(pages=pages, title=title)
 
 
+def page_json(page: Page) -> dict:
+    """The machine-readable twin of a page: its findings and the runs behind them."""
+    return {
+        "page": page.slug,
+        "findings": [f.to_json() for f in page.findings],
+        "runs": page.data,
+    }
+
+
+def write_page(page: Page, out: Path) -> list[Path]:
+    """Write ``out/SLUG.html`` and ``out/SLUG.json``; returns both paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    html, data = out / f"{page.slug}.html", out / f"{page.slug}.json"
+    html.write_text(render_page(page), encoding="utf-8")
+    data.write_text(json.dumps(page_json(page), indent=2, default=str) + "\n", encoding="utf-8")
+    return [html, data]
+
+
 def write_site(pages: list[Page], out: Path) -> list[Path]:
-    """Write every page and the index into ``out``; returns the files written."""
+    """Write every page (HTML and JSON) and the index into ``out``; returns the files written."""
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for page in pages:
-        path = out / f"{page.slug}.html"
-        path.write_text(render_page(page), encoding="utf-8")
-        written.append(path)
+        written += write_page(page, out)
     index = out / "index.html"
     index.write_text(render_index(pages), encoding="utf-8")
     return [index, *written]
