@@ -199,6 +199,8 @@ def replay_run_deal(folder, game: int, deal: int) -> DealRecord:
         raise RulesError(
             f"{folder} is not a scopa-sim run (no {storage.manifest_path(folder).name})"
         )
+    # Packs and rows of another data version are not what this version would replay.
+    storage.check_versions(folder, manifest)
     cfg = manifest["config"]
     config = RunConfig.create(
         variant=cfg["variant"], options=cfg["options"], players=cfg["players"], mode=cfg["mode"],

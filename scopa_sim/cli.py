@@ -756,8 +756,8 @@ def _tournament(args, parser) -> int:
     result = tournament.analyse(plan)
     tournament.write_summary(result)
     if args.html:
-        page = tournament.page(result, tournament.command_line(plan, args.out))
-        args.html.write_text(page, encoding="utf-8")
+        # the page, and beside it the replays of the largest duplicate swings it links
+        tournament.write_html(result, tournament.command_line(plan, args.out), args.html)
     if args.json:
         print(json.dumps(tournament.to_json(result), indent=1, allow_nan=False))
     else:

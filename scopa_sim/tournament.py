@@ -52,7 +52,11 @@ Players that see hidden cards (a ``sees_hidden_cards = True`` attribute on the p
 alone, and each such player is rated separately against the fair players' fitted strengths (held
 fixed), reported apart and labelled an upper bound on what a fair player could reach.
 
-Outputs: ``DIR/summary.parquet`` (the pairings table) and ``DIR/ratings.parquet``.
+Outputs: ``DIR/summary.parquet`` (the pairings table) and ``DIR/ratings.parquet``. With
+``--html FILE``, the page and, in ``<FILE's stem>-swings/`` beside it, a replay page for each of
+the packs with the largest duplicate swings of each pairing (:data:`SWING_TEXT`, 5 a pairing),
+both seatings one after the other, replayed exactly (checked against the stored points) and
+linked from the page by relative links.
 """
 
 from __future__ import annotations
@@ -81,6 +85,13 @@ METRICS = {
 #: Chunk sizes of a tournament's runs: small enough for several workers to share a run.
 CHUNK_SIZE = {"deals": 10_000, "games": 2_000}
 BOOTSTRAP_REPLICATES = 200
+#: Packs per pairing whose two seatings the HTML page links as replays (largest swings first).
+SWINGS_PER_PAIRING = 5
+SWING_TEXT = (
+    "swing = A's margin (A minus B, points) in seating 1 plus A's margin in seating 2 of the "
+    "same pack: 0 when both seatings end alike, large when the same cards went very differently "
+    "with the seats swapped"
+)
 UPPER_BOUND_LABEL = "upper bound: sees hidden cards"
 VARIANCE_REDUCTION_TEXT = (
     "variance reduction = 1 - Var(dup) / (Var(plain) / 2): dup is the per-unit duplicate value "
@@ -625,6 +636,138 @@ def fit_ratings(
     return fair_ratings, upper_ratings
 
 
+# largest duplicate swings ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Swing:
+    """One pack of a pairing with a large duplicate swing (see :data:`SWING_TEXT`)."""
+
+    pairing: Pairing
+    game: int
+    deal: int
+    margins: tuple[float, float]  # A minus B in run 1 (lineup A, B) and in run 2 (lineup B, A)
+
+    @property
+    def swing(self) -> float:
+        return self.margins[0] + self.margins[1]
+
+    @property
+    def file_name(self) -> str:
+        p = self.pairing
+        return f"{p.a.folder}-vs-{p.b.folder}-game{self.game}-deal{self.deal}.html"
+
+
+def largest_swings(tournament: Tournament, k: int = SWINGS_PER_PAIRING) -> list[Swing]:
+    """The ``k`` packs of each pairing with the largest absolute swing, largest first (ties by
+    game, then deal). Packs are (game, deal): in games mode a deal that one seating played and
+    the other did not (the game ended sooner) has no swing."""
+    swings = []
+    for pairing in tournament.pairings:
+        first = _per_unit(pairing.runs[0].out, 0, tournament.n_sides, "deals")
+        second = _per_unit(pairing.runs[1].out, 1, tournament.n_sides, "deals")
+        top = (
+            first.join(second, on=["game", "deal"], how="inner", suffix="_2")
+            .with_columns(
+                (pl.col("a") - pl.col("b")).alias("m1"), (pl.col("a_2") - pl.col("b_2")).alias("m2")
+            )
+            .with_columns((pl.col("m1") + pl.col("m2")).abs().alias("size"))
+            .sort(["size", "game", "deal"], descending=[True, False, False])
+            .head(k)
+        )
+        swings += [
+            Swing(pairing, int(g), int(d), (float(m1), float(m2)))
+            for g, d, m1, m2 in top.select("game", "deal", "m1", "m2").iter_rows()
+        ]
+    return swings
+
+
+def _stored_points(folder: Path, game: int, deal: int) -> list[int]:
+    rows = (
+        pl.scan_parquet(folder)
+        .filter((pl.col("game") == game) & (pl.col("deal") == deal))
+        .sort("side")
+        .select("points")
+        .collect()
+    )
+    return [int(x) for x in rows["points"]]
+
+
+def replay_swing(swing: Swing) -> list:
+    """The two seatings of the swing's pack as ``api.DealRecord`` records (run 1, then run 2),
+    replayed with :func:`scopa_sim.api.replay_run_deal` and checked against the stored points:
+    a player whose code changed since the tournament was played would replay another deal."""
+    from scopa_sim import api
+
+    records = []
+    for config in swing.pairing.runs:
+        record = api.replay_run_deal(config.out, swing.game, swing.deal)
+        replayed = [s.total for s in record.sides]
+        stored = _stored_points(config.out, swing.game, swing.deal)
+        if replayed != stored:
+            raise TournamentError(
+                f"replaying game {swing.game}, deal {swing.deal} of {config.out} gives points "
+                f"{replayed}, but the run stored {stored}: a player changed since the "
+                "tournament was played; delete the tournament folder and play it again"
+            )
+        records.append(record)
+    return records
+
+
+def write_swings(result: Result, folder: Path, k: int = SWINGS_PER_PAIRING) -> list[Swing]:
+    """Write one self-contained replay page per swing into ``folder`` (both seatings, one after
+    the other); returns the swings, in the order of :func:`largest_swings`."""
+    from scopa_sim import reporting
+
+    swings = largest_swings(result.tournament, k)
+    folder.mkdir(parents=True, exist_ok=True)
+    for swing in swings:
+        p = swing.pairing
+        title = (
+            f"{p.a.spec} vs {p.b.spec}, game {swing.game}, deal {swing.deal}: swing "
+            f"{swing.swing:+g} points (seating 1: {','.join(p.runs[0].players)}, "
+            f"{swing.margins[0]:+g}; seating 2: {','.join(p.runs[1].players)}, "
+            f"{swing.margins[1]:+g}, A minus B)"
+        )
+        html = reporting.render_replay(replay_swing(swing), title=title)
+        (folder / swing.file_name).write_text(html, encoding="utf-8")
+    return swings
+
+
+def swing_rows(swings: Sequence[Swing], href_prefix: str) -> list[dict]:
+    """Rows of the "Largest duplicate swings" table, each with its relative link."""
+    from urllib.parse import quote
+
+    return [
+        {
+            "pairing": f"{s.pairing.a.spec} vs {s.pairing.b.spec}",
+            "pack": f"game {s.game}, deal {s.deal}",
+            "swing": f"{s.swing:+g}",
+            "margins": f"{s.margins[0]:+g} / {s.margins[1]:+g}",
+            "href": f"{quote(href_prefix)}/{quote(s.file_name)}",
+        }
+        for s in swings
+    ]
+
+
+def write_html(
+    result: Result, command: str, path: Path, swings: int = SWINGS_PER_PAIRING
+) -> list[Path]:
+    """The tournament page at ``path`` and, beside it in ``<stem>-swings/``, the replay pages of
+    the ``swings`` largest duplicate swings of each pairing, linked from the page by relative
+    links (the page and its folder open offline, and can be moved together)."""
+    path = Path(path)
+    folder = path.with_name(path.stem + "-swings")
+    try:
+        found = write_swings(result, folder, swings) if swings > 0 else []
+        path.write_text(page(result, command, swing_rows(found, folder.name)), encoding="utf-8")
+    except storage.StorageError:
+        raise
+    except OSError as err:
+        raise TournamentError(f"cannot write {err.filename or path}: {err.strerror}") from None
+    return [path, *(folder / s.file_name for s in found)]
+
+
 # outputs ---------------------------------------------------------------------------------------
 
 
@@ -877,9 +1020,10 @@ def _forest(result: Result):
     return fig
 
 
-def page(result: Result, command: str) -> str:
+def page(result: Result, command: str, swings: Sequence[dict] = ()) -> str:
     """A self-contained HTML page: the pairing matrix as heat maps, the ratings as a forest plot,
-    the tables, the method and the command that reproduces it."""
+    the tables, the method and the command that reproduces it; with ``swings`` (rows of
+    :func:`swing_rows`), the table of the largest duplicate swings linked to their replays."""
     from scopa_sim import reporting
 
     t = result.tournament
@@ -946,6 +1090,8 @@ def page(result: Result, command: str) -> str:
         upper_bound_label=UPPER_BOUND_LABEL,
         command=command,
         runs=runs,
+        swings=list(swings),
+        swing_text=SWING_TEXT,
     )
 
 
@@ -984,15 +1130,19 @@ def run_tournament(
 
 __all__ = [
     "Result",
+    "Swing",
     "Tournament",
     "TournamentError",
     "analyse",
     "bradley_terry",
     "format_table",
+    "largest_swings",
     "page",
     "plan",
     "play",
     "run_tournament",
     "to_json",
+    "write_html",
     "write_summary",
+    "write_swings",
 ]

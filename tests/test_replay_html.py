@@ -287,6 +287,30 @@ def test_a_deal_of_a_recorded_run(capsys, tmp_path):
     assert "(chitarrella)" in html and "(greedy)" in html
 
 
+def test_a_run_of_another_data_version_is_refused_in_one_line(capsys, tmp_path):
+    """A run written by another data version holds other packs or rows: replaying one of its
+    deals would show a deal that was never played, so it is refused as the runner refuses it."""
+    from scopa_sim import storage
+
+    out = tmp_path / "run"
+    status, _, err = scopa_sim(
+        capsys, "simulate", "--variant", "classic", "--players", "greedy,random",
+        "--deals", "20", "--seed", "4", "--out", out, "--no-progress",
+    )  # fmt: skip
+    assert status == 0, err
+    stored = api.replay_run_deal(out, 3, 0)  # this version replays its own runs
+    manifest = storage.manifest_path(out)
+    data = json.loads(manifest.read_text(encoding="utf-8"))
+    data["data_version"] = storage.versions()["data_version"] - 1
+    manifest.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(storage.StorageError, match="written by an older scopa-sim"):
+        api.replay_run_deal(out, 3, 0)
+    status, out_text, err = scopa_sim(capsys, "replay", "--run", out, "--game", 3, "--deal", 0)
+    assert status == 2 and out_text == ""
+    assert err.count("\n") == 1 and "older scopa-sim" in err and "Traceback" not in err
+    assert stored.moves  # (the deal itself was playable)
+
+
 @dataclass(frozen=True)
 class Dice(Player):
     """Plays a uniformly random legal action; explains with the same draw (explain takes rng)."""

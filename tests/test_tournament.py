@@ -261,6 +261,105 @@ def test_html_page_is_self_contained_with_heat_map_and_forest_plot(classic):
     assert "1 - Var(dup) / (Var(plain) / 2)" in text
 
 
+# largest duplicate swings, linked to their replays ----------------------------------------------
+
+
+def swings_by_numpy(folder, a: str, b: str) -> dict[tuple[int, int], float]:
+    """Per (game, deal) of pairing (a, b) in a two-sided tournament: A's margin in run 1 plus
+    A's margin in run 2, from the stored rows directly."""
+    first = pl.read_parquet(folder / f"{a}-vs-{b}").sort("game", "deal", "side")
+    second = pl.read_parquet(folder / f"{b}-vs-{a}").sort("game", "deal", "side")
+    p1 = first["points"].to_numpy().reshape(-1, 2).astype(float)
+    p2 = second["points"].to_numpy().reshape(-1, 2).astype(float)
+    keys1 = list(zip(first["game"][::2], first["deal"][::2], strict=True))
+    keys2 = list(zip(second["game"][::2], second["deal"][::2], strict=True))
+    m1 = dict(zip(keys1, p1[:, 0] - p1[:, 1], strict=True))  # A on side 0
+    m2 = dict(zip(keys2, p2[:, 1] - p2[:, 0], strict=True))  # A on side 1
+    return {k: m1[k] + m2[k] for k in m1.keys() & m2.keys()}
+
+
+def test_the_page_links_the_largest_swings_to_exact_replays_of_both_seatings(classic):
+    from tests.test_replay_html import ReplayPage, assert_page_matches, assert_self_contained
+
+    _, html, folder = classic
+    text = html.read_text(encoding="utf-8")
+    assert "Largest duplicate swings" in text
+    links = re.findall(r'<a href="([^"]+)">both seatings</a>', text)
+    assert len(links) == 3 * tournament.SWINGS_PER_PAIRING  # 3 pairings
+    plan = tournament.plan(variant_name="classic", players="random,greedy,memory",
+                           mode="deals", count=4000, seed=1, out=folder)  # fmt: skip
+    swings = tournament.largest_swings(plan)
+    for link, swing in zip(links, swings, strict=True):
+        assert link == f"tournament-swings/{swing.file_name}"  # relative: opens offline
+        a, b = swing.pairing.a.folder, swing.pairing.b.folder
+        # The largest |swing| of the pairing, by a direct computation on the stored rows.
+        direct = swings_by_numpy(folder, a, b)
+        assert swing.swing == direct[(swing.game, swing.deal)]
+        ranked = sorted(abs(x) for x in direct.values())
+        k = tournament.SWINGS_PER_PAIRING
+        if swing is [s for s in swings if s.pairing == swing.pairing][-1]:
+            assert abs(swing.swing) == ranked[-k]  # the k-th largest: nothing larger was left
+        # Both seatings replayed exactly as stored: every category of every side.
+        records = []
+        for config in swing.pairing.runs:
+            record = api.replay_run_deal(config.out, swing.game, swing.deal)
+            stored = (
+                pl.read_parquet(config.out)
+                .filter((pl.col("game") == swing.game) & (pl.col("deal") == swing.deal))
+                .sort("side")
+            )
+            assert [s.total for s in record.sides] == stored["points"].to_list()
+            assert [s.points["scope"] for s in record.sides] == stored["scope"].to_list()
+            assert [len(s.captured) for s in record.sides] == stored["cards"].to_list()
+            records.append(record)
+        margins = [records[0].sides[0].total - records[0].sides[1].total,
+                   records[1].sides[1].total - records[1].sides[0].total]  # fmt: skip
+        assert tuple(margins) == swing.margins
+        assert records[0].pack == records[1].pack  # the same pack, the seats swapped
+        replay = (html.parent / link).read_text(encoding="utf-8")
+        page = ReplayPage(replay)
+        assert_self_contained(replay, page)
+        assert_page_matches(page, records)  # both seatings, one after the other
+    assert max(abs(s.swing) for s in swings) > 0
+
+
+def test_swings_in_games_mode_pair_the_deals_both_seatings_played(tmp_path):
+    result = tournament.run_tournament(
+        variant_name="classic", players="random,greedy", mode="games", count=30, seed=5,
+        out=tmp_path / "g",
+    )  # fmt: skip
+    (swing, *rest) = tournament.largest_swings(result.tournament, k=3)
+    direct = swings_by_numpy(tmp_path / "g", "random", "greedy")
+    assert len(rest) == 2 and abs(swing.swing) == max(abs(x) for x in direct.values())
+    assert swing.swing == direct[(swing.game, swing.deal)]
+    written = tournament.write_html(result, "scopa-sim tournament ...", tmp_path / "t.html", 3)
+    assert [p.name for p in written[1:]] == [s.file_name for s in [swing, *rest]]
+    assert all(p.is_file() for p in written)
+    assert "-game" in written[1].name and written[1].parent.name == "t-swings"
+
+
+def test_a_replay_that_does_not_reproduce_the_stored_deal_is_refused(classic, tmp_path):
+    import shutil
+
+    _, _, folder = classic
+    copy = tmp_path / "t"
+    shutil.copytree(folder, copy)  # the runs and their manifests, which sit beside them
+    plan = tournament.plan(variant_name="classic", players="random,greedy",
+                           mode="deals", count=4000, seed=1, out=copy)  # fmt: skip
+    (swing,) = tournament.largest_swings(plan, k=1)
+    run = swing.pairing.runs[0].out
+    for chunk in sorted(run.glob("chunk-*.parquet")):  # a stored row the replay cannot match
+        frame = pl.read_parquet(chunk)
+        hit = (pl.col("game") == swing.game) & (pl.col("deal") == swing.deal)
+        if frame.filter(hit).height:
+            frame = frame.with_columns(
+                pl.when(hit).then(pl.col("points") + 1).otherwise(pl.col("points")).alias("points")
+            )
+            frame.write_parquet(chunk)
+    with pytest.raises(tournament.TournamentError, match="a player changed since"):
+        tournament.replay_swing(swing)
+
+
 def test_the_table_names_the_family_and_the_upper_bounds_apart(tmp_path):
     common = ("--variant", "classic", "--deals", 1000, "--seed", 2, "--no-progress")
     spec = "tests.test_tournament:Cheater"
