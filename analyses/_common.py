@@ -7,7 +7,7 @@ import functools
 import json
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
@@ -23,11 +23,16 @@ class MissingData(LookupError):
     """A run an analysis needs is not in the data folder."""
 
 
+#: What a run's provenance copies from its manifest for a page's footer (reporting.footer).
+MANIFEST_KEYS = ("versions", "schema_version", "data_version", "pack_stream")
+
+
 @dataclass(frozen=True)
 class Run:
     name: str
     folder: Path
     config: dict
+    manifest: dict = field(default_factory=dict, compare=False, repr=False)  # the whole file
 
     @property
     def mode(self) -> str:
@@ -36,18 +41,35 @@ class Run:
     def scan(self) -> pl.LazyFrame:
         return pl.scan_parquet(self.folder)
 
-    def provenance(self, deals: int | None = None) -> dict:
-        """The row of the 'data' table of a page."""
+    def provenance(self, deals: int | None = None, games: int | None = None) -> dict:
+        """The row of the 'data' table of a page, and what its footer and JSON say of the run:
+        run, variant, players, mode, deals, games (games mode; the manifest's count of a
+        complete run unless given), seed, then the versions, schema, data version and pack
+        stream the manifest recorded (versions {} when it recorded none; reporting.FOOTER_KEYS
+        are kept out of the table)."""
         if deals is None:
             deals = self.scan().select(pl.struct("game", "deal").n_unique()).collect().item()
+        if games is None and self.mode == "games":
+            games = self.config.get("count")
         return {
             "run": self.name,
             "variant": self.config["variant_label"],
             "players": ",".join(self.config["players"]),
             "mode": self.mode,
-            "deals": f"{deals:,}",
+            "deals": int(deals),
+            "games": None if games is None else int(games),
             "seed": self.config["seed"],
+            **manifest_provenance(self.manifest),
         }
+
+
+def manifest_provenance(manifest: dict) -> dict:
+    """The footer's part of a run manifest (storage/runner write it): the versions of the
+    libraries that made the run, and its schema, data version and pack stream (None when the
+    manifest predates them)."""
+    found = {key: manifest.get(key) for key in MANIFEST_KEYS}
+    found["versions"] = dict(found["versions"] or {})
+    return found
 
 
 def runs(data: Path = DATA) -> dict[str, Run]:
@@ -57,7 +79,8 @@ def runs(data: Path = DATA) -> dict[str, Run]:
         info = json.loads(manifest.read_text())
         if info.get("complete"):
             folder = manifest.with_name(manifest.name.removesuffix(".manifest.json"))
-            found[info["config"]["name"]] = Run(info["config"]["name"], folder, info["config"])
+            name = info["config"]["name"]
+            found[name] = Run(name, folder, info["config"], info)
     return found
 
 

@@ -89,11 +89,12 @@ def synthetic_page() -> reporting.Page:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory, comparison) -> dict[str, Path]:
-    """The comparison page, the synthetic page and their index, written as a site."""
+    """The comparison page, the synthetic page and their index, written as a site (HTML pages by
+    slug; their JSON twins as ``slug.json``)."""
     out = tmp_path_factory.mktemp("site")
     pages = [compare.page(comparison), synthetic_page()]
     index, *written = reporting.write_site(pages, out)
-    return {"index": index, **{p.stem: p for p in written}}
+    return {"index": index, **{p.stem if p.suffix == ".html" else p.name: p for p in written}}
 
 
 # self-contained ---------------------------------------------------------------------------------

@@ -1,15 +1,21 @@
 """Self-contained HTML pages: Jinja2 templates (autoescaped) with inline SVG charts.
 
 A page states its question, its method, its charts and tables (95 % confidence intervals), the
-data it used and, when given, the commands that reproduce it. Nothing is fetched from a network:
-styles and charts are inline, so a page opens from disk in any browser. The same inputs give
-byte-identical pages.
+data it used and, when given, the commands that reproduce it; its footer says which scopa-sim
+(version, git commit) built it and, per run behind it, the seed, the size and the versions its
+manifest recorded, so a reader can tell what to rerun. Nothing is fetched from a network: styles
+and charts are inline, so a page opens from disk in any browser. The same inputs and the same
+commit give byte-identical pages.
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import json
+import platform
+import re
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -84,7 +90,11 @@ class Page:
     method: str
     finding: str  # one sentence with a figure and its CI, for the index
     sections: list[Section]
-    data: list[dict]  # provenance: run, variant, players, deals, seed, ...
+    # One row per run behind the page (Run.provenance in analyses: run, variant, players, mode,
+    # deals, games, seed, and the manifest's versions, schema_version, data_version, pack_stream).
+    # The data table shows the rows without the version keys, the footer shows those; a row
+    # without "versions" is a run the page played itself, in the process that built it.
+    data: list[dict]
     reproduce: str = ""  # commands that rebuild the page from nothing, shown as code
     findings: list[Finding] = field(default_factory=list)  # its numbers, for NAME.json
 
@@ -108,20 +118,234 @@ def ci(estimate: Estimate, digits: int = 3) -> str:
     return f"{f.format(estimate.value)} [{f.format(estimate.low)}, {f.format(estimate.high)}]"
 
 
+# Provenance: who built a page, from which runs ---------------------------------------------------
+
+#: Keys of a ``Page.data`` row that the footer shows and the data table does not.
+FOOTER_KEYS = ("versions", "schema_version", "data_version", "pack_stream", "in_process")
+#: The keys a run's entry in ``NAME.json`` always has (None where a page does not know).
+RUN_KEYS = (
+    "name", "variant", "players", "mode", "seed", "deals", "games", "versions",
+    "schema_version", "data_version", "pack_stream", "in_process",
+)  # fmt: skip
+#: What a row may call its run, in order of preference (compare's arms, tournaments, runs).
+_NAME_KEYS = ("run", "name", "arm", "tournament")
+#: The libraries a manifest records (runner), in the order a footer names them.
+LIBRARIES = ("scopa_sim", "numpy", "polars", "python")
+_COUNT = re.compile(r"^\d{1,3}(?:,\d{3})*$|^\d+$")
+
+
+def process_versions() -> dict[str, str]:
+    """The versions a run's manifest records (as scopa_sim.runner does), of this process."""
+    import numpy as np
+    import polars as pl
+
+    import scopa_sim
+
+    return {
+        "scopa_sim": scopa_sim.__version__,
+        "numpy": np.__version__,
+        "polars": pl.__version__,
+        "python": platform.python_version(),
+    }
+
+
+@dataclass(frozen=True)
+class Build:
+    """The scopa-sim that builds a page: its version, its git commit (short hash, or "unknown"
+    outside a git checkout), whether the package's files differ from that commit, and the
+    versions of the process."""
+
+    version: str
+    commit: str
+    dirty: bool
+    versions: dict[str, str]
+
+    @property
+    def commit_text(self) -> str:
+        return self.commit + (" + uncommitted changes" if self.dirty else "")
+
+    def to_json(self) -> dict:
+        return {"commit": self.commit, "dirty": self.dirty, **self.versions}
+
+
+#: The files of a checkout whose changes make a page's build "+ uncommitted changes".
+PACKAGE_PATHS = ("scopa_sim", "analyses", "pyproject.toml")
+
+
+def _git(root: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(root), *args], capture_output=True, text=True, timeout=20, check=True
+    )
+    return done.stdout.strip()
+
+
+def git_commit(root: Path) -> tuple[str, bool]:
+    """The short commit of the checkout whose top folder is ``root``, and whether its package
+    code (:data:`PACKAGE_PATHS`, untracked files included) differs from it;
+    ("unknown", False) when ``root`` is not the top of a git checkout or git cannot tell. Never
+    raises: a page must build from an installed copy too."""
+    try:
+        if Path(_git(root, "rev-parse", "--show-toplevel")).resolve() != root.resolve():
+            return "unknown", False  # e.g. installed inside another repository's tree
+        commit = _git(root, "rev-parse", "--short=10", "HEAD")
+        changes = _git(root, "status", "--porcelain", "--", *PACKAGE_PATHS)
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return "unknown", False
+    return commit or "unknown", bool(changes) and bool(commit)
+
+
+@functools.cache
+def build_info() -> Build:
+    """The :class:`Build` of this process, read once (so a process's pages agree)."""
+    import scopa_sim
+
+    commit, dirty = git_commit(Path(scopa_sim.__file__).resolve().parent.parent)
+    return Build(scopa_sim.__version__, commit, dirty, process_versions())
+
+
+def _count(value) -> int | None:
+    """A number of deals or games from a row: an int, or text such as "18,278"."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and _COUNT.match(value.strip()):
+        return int(value.strip().replace(",", ""))
+    return None
+
+
+def run_json(row: dict) -> dict:
+    """A ``Page.data`` row as a run of ``NAME.json``: every key of :data:`RUN_KEYS` (None where
+    the row does not say), players as a list, deals and games as numbers; the row's other keys
+    under ``details``. A row without recorded versions is a run played while building the page,
+    so it gets this process's versions and formats, and ``in_process`` true."""
+    name_key = next((k for k in _NAME_KEYS if row.get(k) is not None), None)
+    name = "" if name_key is None else str(row[name_key])
+    players = row.get("players")
+    if isinstance(players, str):
+        players = [p for p in players.split(",") if p]
+    in_process = "versions" not in row
+    entry = {
+        "name": name,
+        "variant": row.get("variant"),
+        "players": list(players) if players is not None else None,
+        "mode": row.get("mode"),
+        "seed": row.get("seed"),
+        "deals": _count(row.get("deals")),
+        "games": _count(row.get("games")),
+        "versions": dict(row.get("versions") or {}),
+        "schema_version": row.get("schema_version"),
+        "data_version": row.get("data_version"),
+        "pack_stream": row.get("pack_stream"),
+        "in_process": in_process,
+    }
+    if in_process:
+        from scopa_sim import seeding, storage
+
+        entry["versions"] = build_info().versions
+        entry["schema_version"] = storage.SCHEMA_VERSION
+        entry["data_version"] = storage.DATA_VERSION
+        entry["pack_stream"] = seeding.PACK_STREAM_VERSION
+    details = {k: v for k, v in row.items() if k not in RUN_KEYS and k != name_key}
+    if details:
+        entry["details"] = details
+    return entry
+
+
+@dataclass(frozen=True)
+class Footer:
+    """What the footer of a page says: the build, the data formats, and per run its seed, size
+    and the versions it was made with; ``differs`` names what this process has otherwise."""
+
+    build: Build
+    runs: list[dict]  # run_json entries
+    formats: list[tuple[str, list[str]]]  # "schema version 2, ..." -> the runs with it
+    differs: list[str]  # "numpy 2.4.7 here, 2.4.6 in run(s) a, b"
+
+    def size(self, run: dict) -> str:
+        parts = [f"{run['deals']:,} deals" if run["deals"] is not None else ""]
+        if run["games"] is not None:
+            parts.append(f"{run['games']:,} games")
+        return " in ".join(p for p in parts if p) or "—"
+
+    def made_with(self, run: dict) -> str:
+        versions = run["versions"]
+        if not versions:
+            return "not recorded in its manifest"
+        text = ", ".join(
+            f"{'scopa-sim' if k == 'scopa_sim' else k} {versions[k]}"
+            for k in LIBRARIES
+            if k in versions
+        )
+        return ("played while building this page: " if run["in_process"] else "") + text
+
+
+def footer(page: Page) -> Footer:
+    """The footer of ``page``, from its data rows and :func:`build_info`."""
+    build = build_info()
+    runs = [run_json(row) for row in page.data]
+    formats: dict[str, list[str]] = {}
+    for run in runs:
+        key = ", ".join(
+            f"{label} {run[k] if run[k] is not None else 'not recorded'}"
+            for label, k in (
+                ("schema version", "schema_version"),
+                ("data version", "data_version"),
+                ("pack stream", "pack_stream"),
+            )
+        )
+        formats.setdefault(key, []).append(run["name"])
+    differs = []
+    for library in LIBRARIES:
+        here = build.versions.get(library)
+        other: dict[str, list[str]] = {}
+        for run in runs:
+            recorded = run["versions"].get(library)
+            if recorded is not None and recorded != here:
+                other.setdefault(recorded, []).append(run["name"])
+        if other:
+            where = "; ".join(f"{v} in {', '.join(names)}" for v, names in other.items())
+            name = "scopa-sim" if library == "scopa_sim" else library
+            differs.append(f"{name} {here} here, {where}")
+    return Footer(build, runs, list(formats.items()), differs)
+
+
+def data_table(rows: list[dict]) -> tuple[list[str], list[list[str]]]:
+    """The data table of a page: the rows' keys but the footer's, in first-seen order; numbers of
+    deals and games with thousands separators, lists joined by commas, "—" for a missing key."""
+    columns = list(dict.fromkeys(k for row in rows for k in row if k not in FOOTER_KEYS))
+
+    def cell(key: str, value) -> str:
+        if value is None:
+            return "—"
+        if isinstance(value, int) and not isinstance(value, bool) and key in ("deals", "games"):
+            return f"{value:,}"
+        if isinstance(value, (list, tuple)):
+            return ",".join(str(v) for v in value)
+        return str(value)
+
+    return columns, [[cell(k, row.get(k)) for k in columns] for row in rows]
+
+
 def render_page(page: Page) -> str:
-    return _ENV.get_template("page.html.j2").render(page=page)
+    columns, rows = data_table(page.data)
+    return _ENV.get_template("page.html.j2").render(
+        page=page, footer=footer(page), data_columns=columns, data_rows=rows
+    )
 
 
 def render_index(pages: list[Page], title: str = "scopa-sim reports") -> str:
-    return _ENV.get_template("index.html.j2").render(pages=pages, title=title)
+    return _ENV.get_template("index.html.j2").render(pages=pages, title=title, build=build_info())
 
 
 def page_json(page: Page) -> dict:
-    """The machine-readable twin of a page: its findings and the runs behind them."""
+    """The machine-readable twin of a page: its findings, the runs behind them (:func:`run_json`)
+    and the build that made it."""
     return {
         "page": page.slug,
         "findings": [f.to_json() for f in page.findings],
-        "runs": page.data,
+        "runs": [run_json(row) for row in page.data],
+        "build": build_info().to_json(),
     }
 
 
