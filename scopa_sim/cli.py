@@ -268,8 +268,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--workers", type=positive_int, default=1, metavar="W", help="parallel workers (default 1)"
     )
     cmp.add_argument(
-        "--precision", type=float, metavar="H",
-        help="keep doubling the deals (games) until every CI half-width is below H",
+        "--precision", metavar="H | H% | METRIC=H[%],...",
+        help="keep doubling the deals (games) until the 95%% CIs are narrow enough. A bare H "
+        "applies to every metric (each arm's estimate and each difference, in the metric's own "
+        "unit: points, scope, deals or shares alike); METRIC=H sets one metric's half-width (a "
+        "name, or a prefix: points=0.01 covers points_seat0, points_seat1, ...; game_win=0.005); "
+        "H%% is relative: H percent of the first arm's estimate of the metric (1%% or "
+        "points=1%%). Metrics a per-metric list leaves out have no target, unless a bare H "
+        "is given too (e.g. 0.05,game_win=0.005)",
     )  # fmt: skip
     cmp.add_argument(
         "--max", type=positive_int, default=5_000_000, metavar="N",
@@ -287,6 +293,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--html", type=Path, metavar="FILE", help="also write a self-contained HTML page"
     )
 
+    _add_plan_parser(commands)
     _add_tournament_parser(commands)
 
     var = commands.add_parser(
@@ -312,6 +319,7 @@ def main(argv: list[str] | None = None) -> int:
             "simulate": _simulate,
             "replay": _replay,
             "compare": _compare,
+            "plan": _plan,
             "tournament": _tournament,
             "variants": _variants,
             "players": _players,
@@ -596,14 +604,21 @@ def format_record(record) -> str:
 def _compare(args, parser) -> int:
     from scopa_sim import compare, reporting
 
-    if args.precision is not None and not args.precision > 0:
-        parser.error(f"--precision must be positive, not {args.precision}")
+    precision = compare.parse_precision(args.precision)
     if args.html:
         _check_writable(args.html)
     compare.parse_arms(args.arms)  # bad arms fail before any work
 
     def progress(result):
         unit = "deals" if result.mode == "deals" else "games"
+        if precision.targets or precision.default[1]:  # per metric or relative: say which
+            _, metric, width, target = precision.worst(result)
+            print(
+                f"{result.units:,} {unit} per arm: widest against its target: {metric} "
+                f"half-width {width:.4f}, target {target:.4f}",
+                file=sys.stderr,
+            )
+            return
         print(
             f"{result.units:,} {unit} per arm: largest CI half-width {result.max_half_width:.4f}",
             file=sys.stderr,
@@ -616,10 +631,10 @@ def _compare(args, parser) -> int:
         count=args.deals or args.games,
         seed=args.seed,
         workers=args.workers,
-        precision=args.precision,
+        precision=precision,
         max_units=args.max,
         batch_size=args.batch_size,
-        progress=progress if args.precision else None,
+        progress=progress if precision else None,
     )
     if args.html:
         args.html.write_text(reporting.render_page(compare.page(result)), encoding="utf-8")
@@ -627,6 +642,124 @@ def _compare(args, parser) -> int:
         print(json.dumps([row.to_json() for row in result.rows], indent=1))
     else:
         print(compare.format_table(result))
+    return 0
+
+
+# plan -------------------------------------------------------------------------------------------
+
+_PLAN_EPILOG = """\
+metrics (as scopa-sim compare names them): points_seat0, points_seat1, ... (points per deal of
+each side, by its seat in the deal), dealer_edge, scope; with --mode games also game_win_seat0,
+game_win_seat1, ... (shares of games won) and game_length (deals per game).
+
+--json prints {"metric", "effect", "power", "alpha", "mode", "unit", "pilot", "seed",
+"first_arm", "arms": [{"arm", "design", "reason", "pilot_diff", "pilot_diff_ci_low",
+"pilot_diff_ci_high", "sd_first", "sd_arm", "correlation", "sd_diff", "paired", "unpaired"}]}.
+
+examples:
+  scopa-sim plan classic classic:forced_capture=true --players greedy,random \\
+      --metric scope --effect 0.01
+  scopa-sim plan classic classic:target=16 --players greedy --mode games --metric game_win_seat0 \\
+      --effect 0.01 --power 0.9 --pilot 2000
+"""
+
+
+def _probability(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be between 0 and 1")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a positive number")
+    return value
+
+
+def _add_plan_parser(commands) -> None:
+    pln = commands.add_parser(
+        "plan",
+        help="how many deals (games) a comparison needs: a pilot, then paired and unpaired sizes",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_PLAN_EPILOG,
+        description=(
+            "Play a pilot of every ARM (as scopa-sim compare plays them: the same arms, seeds "
+            "and pairing) and print the deals (or games) per arm a two-sided t-test needs to "
+            "detect a difference of --effect in --metric from the first arm with --power at "
+            "--alpha: paired (arms on the same packs, from the SD of the per-unit differences; "
+            "statsmodels TTestPower) and unpaired (independent packs, the pooled SD; "
+            "TTestIndPower). An ARM that deals otherwise than the first arm gets the unpaired "
+            "size only. The sizes are as good as the pilot's SDs: a larger --pilot steadies "
+            f"them. ARM is VARIANT[:KEY=VALUE,...] ({RULES_DOC})."
+        ),
+    )
+    pln.set_defaults(parser=pln)
+    pln.add_argument(
+        "arms", nargs="+", metavar="ARM", help="VARIANT[:KEY=VALUE,...]; the first is the baseline"
+    )
+    pln.add_argument(
+        "--players", required=True, metavar="NAME[,NAME,...]",
+        help="one player per side, or one NAME for every side of every arm (as compare)",
+    )  # fmt: skip
+    pln.add_argument(
+        "--metric", required=True, metavar="M", help="the metric to size for (see below)"
+    )
+    pln.add_argument(
+        "--effect", required=True, type=_positive_float, metavar="D",
+        help="the smallest true difference worth finding, in the metric's unit",
+    )  # fmt: skip
+    pln.add_argument(
+        "--power", type=_probability, default=0.8, metavar="P",
+        help="chance of finding a true difference D (default 0.8)",
+    )  # fmt: skip
+    pln.add_argument(
+        "--alpha", type=_probability, default=0.05, metavar="A",
+        help="two-sided significance level of each comparison (default 0.05)",
+    )  # fmt: skip
+    pln.add_argument(
+        "--mode", choices=("deals", "games"), default="deals",
+        help="size in independent deals (default) or whole games",
+    )  # fmt: skip
+    pln.add_argument(
+        "--pilot", type=positive_int, default=20_000, metavar="N",
+        help="pilot deals (games) per arm (default 20000; at least 10)",
+    )  # fmt: skip
+    pln.add_argument(
+        "--seed", type=seed_int, default=1, metavar="S", help="seed of the pilot (default 1)"
+    )
+    pln.add_argument(
+        "--workers", type=positive_int, default=1, metavar="W", help="parallel workers (default 1)"
+    )
+    pln.add_argument("--json", action="store_true", help="print the plan as one JSON object")
+
+
+def _plan(args, parser) -> int:
+    from scopa_sim import planning
+
+    result = planning.plan(
+        args.arms,
+        args.players.split(","),
+        metric=args.metric,
+        effect=args.effect,
+        power=args.power,
+        alpha=args.alpha,
+        mode=args.mode,
+        pilot=args.pilot,
+        seed=args.seed,
+        workers=args.workers,
+    )
+    if args.json:
+        print(json.dumps(result.to_json(), indent=1, allow_nan=False))
+    else:
+        print(planning.format_plan(result))
     return 0
 
 

@@ -7,14 +7,24 @@ random numbers, ``scopa_sim.seeding``); its differences from the first arm are e
 (deal, or game) with paired t-tests, which removes most of the deal-to-deal noise. An arm that
 deals otherwise does not see the same packs, so pairing would buy nothing; it plays with a seed of
 its own (:func:`derived_seed`), which makes its sample independent of the first arm's, and its
-differences are Welch's unpaired t intervals. p-values are Holm-adjusted over every comparison.
-A metric is reported only for arms that have it, and only when the first arm and at least one
-other arm have it (points of seat 3 exist only with four sides).
+differences are Welch's unpaired t intervals. A metric is reported only for arms that have it, and
+only when the first arm and at least one other arm have it (points of seat 3 exist only with four
+sides).
+
+Multiple comparisons: the differences from the first arm form one family. A difference that is a
+fixed combination of others in the family (:func:`derived_reason`: the dealer's edge is the
+dealer's side's points minus the others', and with s sides the last side's share of games won is
+1 minus the others') is shown with its interval but not tested, so no test counts twice. The
+tested differences get Holm-adjusted p-values and, beside their 95 % intervals, Bonferroni
+intervals at level 1 - 0.05 / m (m the family size), which exclude 0 only when Holm rejects:
+those are the intervals to quote for "the clearest" difference.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -50,6 +60,20 @@ def metrics(rules: Variant, mode: str) -> dict[str, str]:
 
 def is_per_deal(metric: str) -> bool:
     return not metric.startswith(("game_win", "game_length"))
+
+
+def derived_reason(metric: str, base: Variant, other: Variant) -> str:
+    """Why the difference of ``metric`` between two arms is not tested (empty when it is): it is
+    a fixed combination of differences already in the family. Only when both arms have the same
+    sides, so that every term of the combination is compared too."""
+    sides = base.n_sides
+    if other.n_sides != sides:
+        return ""
+    if metric == "dealer_edge":
+        return "derived: the dealer's side's points minus the mean of the other sides' points"
+    if metric == f"game_win_seat{sides - 1}":
+        return "derived: 1 minus the other sides' shares of games won"
+    return ""
 
 
 CHUNK = 50_000
@@ -206,6 +230,12 @@ class Row:
     p_holm: float | None = None
     design: str | None = None  # PAIRED or UNPAIRED; None on the first arm's rows
     seed: int | None = None  # the seed the arm played with
+    diff_family: stats.Estimate | None = None  # Bonferroni interval (tested differences only)
+    derived: str = ""  # why the difference is shown but not tested (:func:`derived_reason`)
+
+    @property
+    def tested(self) -> bool:
+        return self.diff is not None and not self.derived
 
     def to_json(self) -> dict:
         d = self.diff
@@ -223,6 +253,10 @@ class Row:
             "design": self.design,
             "seed": self.seed,
             "n": self.estimate.n,
+            "tested": self.tested,
+            "derived": self.derived or None,
+            "diff_family_ci_low": None if self.diff_family is None else self.diff_family.low,
+            "diff_family_ci_high": None if self.diff_family is None else self.diff_family.high,
         }
 
 
@@ -235,6 +269,7 @@ class Comparison:
     seed: int
     rows: list[Row]
     arm_players: tuple[tuple[str, ...], ...] = ()  # each arm's players, one per side
+    precision: Precision | None = None  # compare --precision, when given
 
     @property
     def max_half_width(self) -> float:
@@ -246,8 +281,27 @@ class Comparison:
     def designs(self) -> set[str]:
         return {a.design for a in self.arms[1:]}
 
+    @property
+    def family(self) -> list[Row]:
+        """The tested differences: one Holm family."""
+        return [r for r in self.rows if r.tested]
 
-def _metric_values(units: dict, metric: str, mode: str) -> np.ndarray:
+    @property
+    def family_level(self) -> float:
+        return stats.family_level(len(self.family))
+
+    def clearest(self) -> Row:
+        """The tested difference farthest from 0 in units of its Bonferroni half-width."""
+        rows = self.family or [r for r in self.rows if r.diff is not None]
+        return max(
+            rows,
+            key=lambda r: abs(r.diff.value) / max((r.diff_family or r.diff).half_width, 1e-12),
+        )
+
+
+def metric_values(units: dict, metric: str, mode: str) -> np.ndarray:
+    """One value per unit whose mean is the arm's estimate: per deal (deals mode), per game for
+    game metrics, and per game linearised ratios for per-deal metrics in games mode."""
     if mode == "deals" or not is_per_deal(metric):
         return units[metric]
     return stats.linearised_ratio(units[f"{metric}:sum"], units["deals"])
@@ -266,15 +320,16 @@ def shared_metrics(arms: Sequence[Arm], mode: str) -> list[tuple[str, list[int]]
 
 def analyse(arms: list[Arm], players, mode: str, per_arm: list[dict], seed: int) -> Comparison:
     """Estimates per arm and differences from the first arm: paired t intervals on per-unit
-    differences for arms that share its packs, Welch's for the others (independent samples)."""
+    differences for arms that share its packs, Welch's for the others (independent samples);
+    Holm p-values and Bonferroni intervals over the tested differences (the module doc)."""
     if arms[0].seed is None:
         arms = plan(arms, seed)
     rows: list[Row] = []
     for metric, present in shared_metrics(arms, mode):
-        base = _metric_values(per_arm[0], metric, mode)
+        base = metric_values(per_arm[0], metric, mode)
         for i in present:
             arm = arms[i]
-            values = _metric_values(per_arm[i], metric, mode)
+            values = metric_values(per_arm[i], metric, mode)
             if metric.startswith("game_win"):
                 estimate = stats.proportion_ci(int(values.sum()), len(values))
             else:
@@ -285,11 +340,18 @@ def analyse(arms: list[Arm], players, mode: str, per_arm: list[dict], seed: int)
                 diff, p = stats.paired_difference(base, values)
             else:
                 diff, p = stats.independent_difference(base, values)
-            rows.append(Row(metric, arm.label, estimate, diff, p, None, arm.design, arm.seed))
-    compared = [i for i, r in enumerate(rows) if r.p_value is not None]
+            derived = "" if i == 0 else derived_reason(metric, arms[0].rules, arm.rules)
+            if derived:
+                p = None
+            rows.append(
+                Row(metric, arm.label, estimate, diff, p, None, arm.design, arm.seed, None, derived)
+            )
+    compared = [i for i, r in enumerate(rows) if r.tested]
     adjusted = stats.holm([rows[i].p_value for i in compared])
+    level = stats.family_level(len(compared))
     for i, p in zip(compared, adjusted, strict=True):
-        rows[i] = replace(rows[i], p_holm=float(p))
+        family = stats.rescale(rows[i].diff, level)
+        rows[i] = replace(rows[i], p_holm=float(p), diff_family=family)
     units = len(next(iter(per_arm[0].values())))
     if players and isinstance(players[0], (tuple, list)):
         names = tuple(tuple(p.name for p in group) for group in players)
@@ -300,6 +362,119 @@ def analyse(arms: list[Arm], players, mode: str, per_arm: list[dict], seed: int)
     return Comparison(arms, given, mode, units, seed, rows, names)
 
 
+_PRECISION_ITEM = re.compile(r"^(?:([a-z_0-9]+)=)?([^=%]+)(%?)$")
+
+
+@dataclass(frozen=True)
+class Precision:
+    """How narrow the intervals of ``compare --precision`` must get, per metric.
+
+    ``targets`` maps a metric name or prefix (``points`` covers points_seat0, points_seat1, ...;
+    ``game_win`` the shares of games won) to ``(value, relative)``; ``default`` applies to every
+    metric no key names (a bare ``H`` or ``H%``). An absolute target is a half-width in the
+    metric's own unit (points, scope, deals, shares); a relative one is a fraction of the first
+    arm's estimate of that metric. Each target applies to the metric's 95 % intervals: every
+    arm's estimate and every difference from the first arm.
+    """
+
+    targets: tuple[tuple[str, float, bool], ...] = ()
+    default: tuple[float, bool] | None = None
+    text: str = ""
+
+    def target(self, metric: str) -> tuple[float, bool] | None:
+        for key, value, relative in self.targets:
+            if metric == key or metric.startswith(key + "_"):
+                return value, relative
+        return self.default
+
+    def check(self, names: Sequence[str]) -> None:
+        """Refuse keys that name no compared metric."""
+        for key, _, _ in self.targets:
+            if not any(m == key or m.startswith(key + "_") for m in names):
+                raise RulesError(
+                    f"--precision: {key!r} names no compared metric; use one of "
+                    f"{', '.join(names)} (or a prefix: points, game_win)"
+                )
+
+    def gaps(self, result: Comparison) -> list[tuple[float, str, float, float]]:
+        """(half-width / target, metric, half-width, target) of every interval with a target."""
+        out = []
+        first = {r.metric: r.estimate.value for r in result.rows if r.diff is None}
+        for r in result.rows:
+            spec = self.target(r.metric)
+            if spec is None:
+                continue
+            value, relative = spec
+            target = value * abs(first.get(r.metric, 0.0)) if relative else value
+            for e in (r.estimate, r.diff):
+                if e is not None:
+                    ratio = e.half_width / target if target > 0 else math.inf
+                    out.append((ratio if e.half_width > 0 else 0.0, r.metric, e.half_width, target))
+        return out
+
+    def met(self, result: Comparison) -> bool:
+        return all(ratio < 1 for ratio, *_ in self.gaps(result))
+
+    def worst(self, result: Comparison) -> tuple[float, str, float, float]:
+        return max(self.gaps(result), default=(0.0, "", 0.0, 0.0))
+
+
+def parse_precision(text: str | float | Precision | None) -> Precision | None:
+    """``--precision``: ``H`` (every metric, absolute), ``H%`` (every metric, relative to the
+    first arm's estimate), or ``METRIC=H[%],...`` per metric, optionally with a bare default."""
+    if text is None or isinstance(text, Precision):
+        return text
+    if isinstance(text, (int, float)):
+        if not text > 0 or not math.isfinite(text):
+            raise RulesError(f"--precision must be positive, not {text}")
+        return Precision((), (float(text), False), str(text))
+    targets, default = [], None
+    for item in str(text).replace(" ", "").split(","):
+        match = _PRECISION_ITEM.match(item)
+        if not match:
+            raise RulesError(
+                f"--precision: cannot read {item!r}; give H, H%, or METRIC=H[%],... "
+                "(e.g. points=0.01,game_win=0.005 or 1%)"
+            )
+        key, number, percent = match.groups()
+        try:
+            value = float(number)
+        except ValueError:
+            raise RulesError(
+                f"--precision: {number!r} is not a number (e.g. 0.01, 1% or points=0.01)"
+            ) from None
+        if not value > 0 or not math.isfinite(value):
+            raise RulesError(f"--precision must be positive, not {number}{percent}")
+        spec = (value / 100 if percent else value, bool(percent))
+        if key is None:
+            if default is not None:
+                raise RulesError("--precision: give at most one bare H (the default)")
+            default = spec
+        elif any(k == key for k, _, _ in targets):
+            raise RulesError(f"--precision: {key!r} is given twice")
+        else:
+            targets.append((key, *spec))
+    return Precision(tuple(targets), default, str(text))
+
+
+def play_units(
+    arms: Sequence[Arm], resolved, mode: str, span: range, workers: int, batch_size: int
+) -> list[dict[str, np.ndarray]]:
+    """Per-unit values of every arm over units ``span`` (chunks in parallel)."""
+    spans = [range(s, min(s + CHUNK, span.stop)) for s in range(span.start, span.stop, CHUNK)]
+    tasks = [(i, part) for i in range(len(arms)) for part in spans]
+    with parallel_config(backend="loky", n_jobs=workers):
+        results = Parallel()(
+            delayed(_units)(arms[i].rules, resolved[i], mode, part, arms[i].seed, batch_size)
+            for i, part in tasks
+        )
+    per_arm: list[dict[str, list]] = [{} for _ in arms]
+    for (i, _), units in zip(tasks, results, strict=True):
+        for key, values in units.items():
+            per_arm[i].setdefault(key, []).append(values)
+    return [{k: np.concatenate(v) for k, v in arm.items()} for arm in per_arm]
+
+
 def compare(
     arm_texts: Sequence[str],
     players: Sequence[Player | str],
@@ -308,13 +483,14 @@ def compare(
     count: int,
     seed: int,
     workers: int = 1,
-    precision: float | None = None,
+    precision: float | str | Precision | None = None,
     max_units: int = 5_000_000,
     batch_size: int = 8192,
     progress=None,
 ) -> Comparison:
-    """Play every arm on as many units and compare; with ``precision``, keep doubling the
-    number of units until every CI half-width is below it (or ``max_units`` is reached).
+    """Play every arm on as many units and compare; with ``precision`` (:class:`Precision`,
+    or its text as ``--precision`` takes it), keep doubling the number of units until every
+    targeted CI half-width is below its target (or ``max_units`` is reached).
 
     ``players`` names one player per side (every arm then needs that many sides) or a single
     player for every side of every arm.
@@ -323,30 +499,25 @@ def compare(
     resolved = arm_players(arms, players)
     if count <= 0 or workers <= 0:
         raise RulesError("the count and the number of workers must be positive")
-    if precision is not None and precision <= 0:
-        raise RulesError(f"--precision must be positive, not {precision}")
+    precision = parse_precision(precision)
+    if precision is not None:
+        precision.check([m for m, _ in shared_metrics(arms, mode)])
     given = tuple(p if isinstance(p, str) else p.name for p in players)
     done = 0
-    per_arm: list[dict[str, list]] = [{} for _ in arms]
+    parts: list[list[dict]] = []
     target = count if precision is None else min(count, max_units)
     while True:
-        spans = [range(s, min(s + CHUNK, target)) for s in range(done, target, CHUNK)]
-        tasks = [(i, span) for i in range(len(arms)) for span in spans]
-        with parallel_config(backend="loky", n_jobs=workers):
-            results = Parallel()(
-                delayed(_units)(arms[i].rules, resolved[i], mode, span, arms[i].seed, batch_size)
-                for i, span in tasks
-            )
-        for (i, _), units in zip(tasks, results, strict=True):
-            for key, values in units.items():
-                per_arm[i].setdefault(key, []).append(values)
+        parts.append(play_units(arms, resolved, mode, range(done, target), workers, batch_size))
         done = target
-        merged = [{k: np.concatenate(v) for k, v in arm.items()} for arm in per_arm]
+        merged = [
+            {k: np.concatenate([part[i][k] for part in parts]) for k in parts[0][i]}
+            for i in range(len(arms))
+        ]
         result = analyse(arms, resolved, mode, merged, seed)
-        result = replace(result, players=given)
+        result = replace(result, players=given, precision=precision)
         if progress:
             progress(result)
-        if precision is None or result.max_half_width < precision or done >= max_units:
+        if precision is None or precision.met(result) or done >= max_units:
             return result
         target = min(2 * done, max_units)
 
@@ -376,7 +547,8 @@ def design_lines(result: Comparison) -> list[str]:
 def format_table(result: Comparison) -> str:
     """The comparison as a plain terminal table."""
     header = (
-        "metric", "arm", "estimate [95% CI]", "diff vs first [95% CI]", "design", "p", "p (Holm)",
+        "metric", "arm", "estimate [95% CI]", "diff vs first [95% CI]",
+        f"diff [{_level_text(result.family_level)} family CI]", "design", "p", "p (Holm)",
     )  # fmt: skip
     lines = [header]
     for r in result.rows:
@@ -386,6 +558,7 @@ def format_table(result: Comparison) -> str:
                 r.arm,
                 str(r.estimate),
                 "—" if r.diff is None else str(r.diff),
+                _family_cell(r, str),
                 r.design or "—",
                 stats.format_p(r.p_value),
                 stats.format_p(r.p_holm),
@@ -401,12 +574,64 @@ def format_table(result: Comparison) -> str:
     text.append(
         f"{result.units:,} {unit} per arm, seed {result.seed}, players {','.join(result.players)}."
     )
+    text.append(family_text(result))
     text += design_lines(result)
     return "\n".join(text)
 
 
+def _level_text(level: float) -> str:
+    return f"{100 * level:.4g}%"
+
+
+def _family_cell(row: Row, show) -> str:
+    if row.diff_family is not None:
+        return show(row.diff_family)
+    return "not tested (derived)" if row.derived else "—"
+
+
+def family_text(result: Comparison) -> str:
+    """One sentence: the Holm family, its Bonferroni level, and what is shown but not tested."""
+    m = len(result.family)
+    derived = sorted({r.metric for r in result.rows if r.derived})
+    text = (
+        f"One family of {m} tested differences from the first arm: Holm-adjusted p-values, and "
+        f"Bonferroni intervals at {_level_text(result.family_level)} (= 1 - 0.05/{m}) that "
+        "exclude 0 only when Holm p < 0.05."
+    )
+    if derived:
+        text += (
+            f" Shown, not tested ({', '.join(derived)}): fixed combinations of tested "
+            "differences (the dealer's edge is the dealer's side's points minus the others'; the "
+            "last side's share of games won is 1 minus the others')."
+        )
+    return text
+
+
 PAIRED_COLOR = "#2b5d8a"
 UNPAIRED_COLOR = "#b5472d"
+
+
+def findings(result: Comparison, prefix: str = "compare") -> list:
+    """Every estimate and difference as a reporting.Finding: ``PREFIX.METRIC.ARM`` (95 % CI)
+    and ``PREFIX.METRIC.ARM.diff`` (95 % CI; ``.diff_family`` its Bonferroni interval)."""
+    from scopa_sim import reporting
+
+    def unit(metric: str) -> str:
+        if metric.startswith("game_win"):
+            return "share of games"
+        if metric == "game_length":
+            return "deals per game"
+        return "scope per deal" if metric == "scope" else "points per deal"
+
+    out = []
+    for r in result.rows:
+        name = f"{prefix}.{r.metric}.{r.arm}"
+        out.append(reporting.Finding(name, r.estimate, unit(r.metric)))
+        if r.diff is not None:
+            out.append(reporting.Finding(f"{name}.diff", r.diff, unit(r.metric)))
+        if r.diff_family is not None:
+            out.append(reporting.Finding(f"{name}.diff_family", r.diff_family, unit(r.metric)))
+    return out
 
 
 def page(result: Comparison, slug: str = "variant-comparison"):
@@ -462,13 +687,23 @@ def page(result: Comparison, slug: str = "variant-comparison"):
         "Estimates per arm and differences from the first arm ("
         + "; ".join(how[d] for d in (PAIRED, UNPAIRED) if d in result.designs)
         + ")",
-        ["metric", "arm", "estimate [95% CI]", "diff [95% CI]", "design", "p", "p (Holm)"],
+        [
+            "metric",
+            "arm",
+            "estimate [95% CI]",
+            "diff [95% CI]",
+            f"diff [{_level_text(result.family_level)} family CI]",
+            "design",
+            "p",
+            "p (Holm)",
+        ],
         [
             [
                 r.metric,
                 r.arm,
                 reporting.ci(r.estimate),
                 "—" if r.diff is None else reporting.ci(r.diff),
+                _family_cell(r, reporting.ci),
                 r.design or "—",
                 stats.format_p(r.p_value),
                 stats.format_p(r.p_holm),
@@ -476,7 +711,7 @@ def page(result: Comparison, slug: str = "variant-comparison"):
             for r in result.rows
         ],
     )
-    largest = max(compared, key=lambda r: abs(r.diff.value) / max(r.diff.half_width, 1e-12))
+    largest = result.clearest()
     unit = "deals" if result.mode == "deals" else "games"
     method = f"Each arm plays {result.units:,} {unit}. "
     if PAIRED in result.designs:
@@ -495,8 +730,7 @@ def page(result: Comparison, slug: str = "variant-comparison"):
         )
     method += (
         "Per-deal metrics in games are ratio estimates linearised per game. A metric is shown "
-        "only for arms that have it (points of seat 3 need four sides). p-values are "
-        "Holm-adjusted over all comparisons."
+        "only for arms that have it (points of seat 3 need four sides). " + family_text(result)
     )
     design_text = {None: "first arm", PAIRED: "paired", UNPAIRED: "unpaired"}
     return reporting.Page(
@@ -507,8 +741,11 @@ def page(result: Comparison, slug: str = "variant-comparison"):
         method=method,
         finding=(
             f"Clearest difference: {largest.metric} under {largest.arm}, "
-            f"{reporting.ci(largest.diff)} (Holm p {stats.format_p(largest.p_holm, equals=True)})."
+            f"{reporting.ci(largest.diff_family or largest.diff)} "
+            f"({_level_text(result.family_level)} family CI; "
+            f"Holm p {stats.format_p(largest.p_holm, equals=True)})."
         ),
+        findings=findings(result),
         sections=[
             reporting.Section(
                 "Differences from the first arm",

@@ -4,7 +4,8 @@ Every interval the reports and ``scopa-sim compare`` print comes from here, so t
 stated once: t intervals for means (n is large, the CLT applies), Wilson intervals for
 proportions, paired t-tests on per-unit differences (same packs in both arms), Welch's unpaired
 t-tests for independent samples (arms that see other packs), ratio estimators linearised per game
-when deals cluster in games, and Holm's step-down adjustment.
+when deals cluster in games, and Holm's step-down adjustment with Bonferroni intervals beside it
+(one family per page or comparison). Power: the smallest effect an interval could detect.
 """
 
 from __future__ import annotations
@@ -107,6 +108,63 @@ def holm(p_values) -> np.ndarray:
     if not len(p):
         return p
     return multipletests(p, method="holm")[1]
+
+
+def family_level(m: int, level: float = LEVEL) -> float:
+    """The Bonferroni level of each of ``m`` intervals that hold together with ``level``.
+
+    An interval at this level excludes 0 only if the Holm-adjusted p-value of its test is below
+    ``1 - level`` (Holm rejects at least what Bonferroni rejects), so a page that picks "the
+    clearest" of ``m`` tested differences can quote intervals that agree with its p-values.
+    """
+    return 1 - (1 - level) / max(int(m), 1)
+
+
+def rescale(estimate: Estimate, level: float, base: float = LEVEL) -> Estimate:
+    """A symmetric t interval (``mean_ci``, ``paired_difference``, ``independent_difference``)
+    at another level, from its half-width at ``base``: the centre stays, the width scales by the
+    ratio of t quantiles (df n - 1; for Welch's df this is exact only for large n, as here)."""
+    df = max(estimate.n - 1, 1)
+    ratio = sps.t.ppf(0.5 + level / 2, df) / sps.t.ppf(0.5 + base / 2, df)
+    half = estimate.half_width * ratio
+    centre = (estimate.low + estimate.high) / 2
+    return Estimate(estimate.value, centre - half, centre + half, estimate.n)
+
+
+def detectable_effect(
+    estimate: Estimate, alpha: float = 0.05, power: float = 0.8, base: float = LEVEL
+) -> float:
+    """The smallest true effect a two-sided test at ``alpha`` finds with ``power``, given the
+    standard error behind a t interval (``estimate`` at level ``base``): the effect size in SDs
+    from statsmodels' TTestPower for its n, times the SD of one unit. With many units this is
+    (z(1 - alpha/2) + z(power)) * SE, about 2.8 SE at the defaults."""
+    from statsmodels.stats.power import TTestPower
+
+    n = max(estimate.n, 2)
+    se = estimate.half_width / sps.t.ppf(0.5 + base / 2, n - 1)
+    size = TTestPower().solve_power(nobs=n, alpha=alpha, power=power, alternative="two-sided")
+    return float(size * se * np.sqrt(n))
+
+
+def running_ratio(sums, counts, points: int = 60, level: float = LEVEL):
+    """The ratio estimate ``sum(sums[:k]) / sum(counts[:k])`` over the first k clusters, with
+    its linearised (cluster-robust) t interval, at about ``points`` values of k spaced evenly on
+    a log scale: a convergence chart's line and band. Returns (k, estimate, low, high) arrays;
+    the last point is the whole sample, equal to ``mean_ci(linearised_ratio(sums, counts))``.
+    """
+    sums = np.asarray(sums, dtype=np.float64)
+    counts = np.asarray(counts, dtype=np.float64)
+    n = len(sums)
+    k = np.unique(np.geomspace(min(10, n), n, points).astype(np.int64))
+    cs, cn = np.cumsum(sums)[k - 1], np.cumsum(counts)[k - 1]
+    css, csn, cnn = (np.cumsum(v)[k - 1] for v in (sums**2, sums * counts, counts**2))
+    ratio = cs / cn
+    mean_count = cn / k
+    # Sample variance of (s - r c) / mean(c), whose mean is 0: sum of squares over k - 1.
+    sq = (css - 2 * ratio * csn + ratio**2 * cnn) / mean_count**2
+    se = np.sqrt(np.maximum(sq, 0) / (k - 1) / k)
+    t = sps.t.ppf(0.5 + level / 2, np.maximum(k - 1, 1))
+    return k, ratio, ratio - t * se, ratio + t * se
 
 
 def ols(y, x, names, groups=None, level: float = LEVEL):

@@ -27,7 +27,8 @@ from scopa_sim.rules import parse_variant, variant
 PYTHON = sys.executable
 KEYS = {
     "metric", "arm", "estimate", "ci_low", "ci_high", "diff", "diff_ci_low", "diff_ci_high",
-    "p_value", "p_holm", "design", "seed",
+    "p_value", "p_holm", "design", "seed", "tested", "derived", "diff_family_ci_low",
+    "diff_family_ci_high",
 }  # fmt: skip
 DIFF_KEYS = ("diff", "diff_ci_low", "diff_ci_high", "p_value", "p_holm", "design")
 PROGRESS = re.compile(r"^([\d,]+) (deals|games) per arm: largest CI half-width ([\d.]+)$")
@@ -66,7 +67,16 @@ def check_rows(result: compare.Comparison, arms: list[str], mode: str) -> None:
             assert r.diff is r.p_value is r.p_holm is None
             continue
         assert r.diff.low <= r.diff.value <= r.diff.high
+        if r.derived:  # shown, not tested: no p-value, no family interval
+            assert r.p_value is r.p_holm is r.diff_family is None
+            continue
         assert 0 <= r.p_value <= r.p_holm <= 1
+        # the Bonferroni interval holds the 95 % one and agrees with Holm: it excludes 0 only
+        # when Holm rejects
+        f = r.diff_family
+        assert f.low <= r.diff.low <= r.diff.value <= r.diff.high <= f.high
+        if f.low > 0 or f.high < 0:
+            assert r.p_holm < 0.05
 
 
 # a variant against itself -----------------------------------------------------------------------
@@ -91,7 +101,8 @@ def test_a_variant_against_itself_has_no_difference(mode, count, players):
             assert r.diff is r.p_value is r.p_holm is None
         else:
             assert (r.diff.value, r.diff.low, r.diff.high) == (0.0, 0.0, 0.0), r
-            assert r.p_value == 1.0 and r.p_holm == 1.0
+            if not r.derived:
+                assert r.p_value == 1.0 and r.p_holm == 1.0
     # the comparison is still honest about the arms' own uncertainty
     assert result.max_half_width > 0
 
@@ -152,10 +163,21 @@ def test_holm_adjusts_over_every_comparison():
     result = compare.compare(arms, ["random", "random"], mode="games", count=500, seed=8)
     check_rows(result, arms, "games")
     compared = [r for r in result.rows if r.p_value is not None]
-    assert len(compared) == len(compare.metrics(variant("classic"), "games")) * 2
+    # two sides: dealer_edge (seat 1 minus seat 0) and game_win_seat1 (1 - game_win_seat0) are
+    # derived, shown but not tested, so each arm has two tests fewer than metrics
+    assert len(compared) == (len(compare.metrics(variant("classic"), "games")) - 2) * 2
+    assert compared == result.family
+    assert {r.metric for r in result.rows if r.derived} == {"dealer_edge", "game_win_seat1"}
     m = len(compared)
     smallest = min(compared, key=lambda r: r.p_value)
     assert smallest.p_holm == pytest.approx(min(1.0, m * smallest.p_value), rel=1e-9)
+    level = 1 - 0.05 / m
+    assert result.family_level == pytest.approx(level)
+    for r in compared:  # Bonferroni intervals: the t interval at level 1 - 0.05/m, same centre
+        ratio = stats.sps.t.ppf(0.5 + level / 2, r.diff.n - 1) / stats.sps.t.ppf(
+            0.975, r.diff.n - 1
+        )
+        assert r.diff_family.half_width == pytest.approx(r.diff.half_width * ratio, rel=1e-9)
 
 
 def test_workers_and_chunks_do_not_change_the_result(monkeypatch):
@@ -298,6 +320,11 @@ def test_cli_json_one_object_per_metric_and_arm():
         else:
             assert r["design"] == "paired"
             assert r["diff_ci_low"] <= r["diff"] <= r["diff_ci_high"]
+            if r["metric"] == "dealer_edge":  # seat 1 minus seat 0: shown, not tested
+                assert r["tested"] is False and r["derived"].startswith("derived")
+                assert r["p_value"] is r["p_holm"] is r["diff_family_ci_low"] is None
+                continue
+            assert r["tested"] is True and r["derived"] is None
             assert 0 <= r["p_value"] <= r["p_holm"] <= 1
             # greedy captures whenever it can, so forcing captures changes no play: the arms
             # play the same packs, hence exactly the same deals
@@ -315,11 +342,13 @@ def test_cli_table(capsys):
     lines = out.splitlines()
     assert lines[0].split()[:2] == ["metric", "arm"]
     assert set(lines[1]) <= {"-", " "}
-    body = lines[2:-3]
+    body = lines[2:-4]
     assert len(body) == 2 * len(compare.metrics(variant("classic"), "games"))
     assert sum(line.startswith("game_length") for line in body) == 2
     assert all(" paired " in line for line in body if "target=16" in line)
-    assert lines[-3] == "300 games per arm, seed 2, players random,random."
+    assert lines[-4] == "300 games per arm, seed 2, players random,random."
+    assert lines[-3].startswith("One family of 5 tested differences from the first arm")
+    assert "Bonferroni intervals at 99% (= 1 - 0.05/5)" in lines[-3]
     assert lines[-2].startswith("classic: seed 2, the first arm")
     assert lines[-1].startswith("classic:target=16: seed 2, the same packs in the same seats")
 
