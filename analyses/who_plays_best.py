@@ -21,7 +21,9 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from analyses._common import DATA, MissingData, main
+import polars as pl
+
+from analyses._common import DATA, MANIFEST_KEYS, MissingData, main, manifest_provenance
 from scopa_sim import reporting, stats, storage
 from scopa_sim import tournament as tour
 
@@ -473,6 +475,44 @@ def sections(spec: Spec, result: tour.Result) -> list[reporting.Section]:
     ]
 
 
+RATING_UNIT = "rating, Elo-like scale (400 log10 strength), mean 0 over the fair players"
+METRIC_UNITS = {
+    "points_per_deal": "points per deal, A minus B (duplicate)",
+    "game_win": "share of duplicate games won by A",
+}
+
+
+def findings(spec: Spec, result: tour.Result) -> list[reporting.Finding]:
+    """The numbers of the answer and of the key pairings table, for who-plays-best.json: every
+    rating (fair players and upper bounds), and each key pairing's metrics, A the higher-rated
+    as on the page. Names: ``who_plays_best.TOURNAMENT.rating.PLAYER`` and
+    ``who_plays_best.TOURNAMENT.METRIC.A-vs-B``, players as their folder names
+    (``pimc_samples=16``). A rating's n is the duplicate units of the pairings it rests on."""
+    prefix = f"who_plays_best.{spec.name}"
+    upper = {r.player for r in result.upper_bounds}
+    out = []
+    for r in [*result.ratings, *result.upper_bounds]:
+        pairings = [
+            row
+            for row in result.rows
+            if row.metric == "points_per_deal"
+            and r.player in (row.a, row.b)
+            and (r.player in upper or not {row.a, row.b} & upper)
+        ]
+        n = sum(row.estimate.n for row in pairings)
+        estimate = stats.Estimate(r.rating, r.ci_low, r.ci_high, n)
+        name = f"{prefix}.rating.{tour.folder_name(r.player)}"
+        out.append(reporting.Finding(name, estimate, RATING_UNIT))
+    for key in key_pairings(result):
+        pair = f"{tour.folder_name(key.a)}-vs-{tour.folder_name(key.b)}"
+        for metric in result.tournament.metrics():
+            row = result.row(key.a, key.b, metric)
+            out.append(
+                reporting.Finding(f"{prefix}.{metric}.{pair}", row.estimate, METRIC_UNITS[metric])
+            )
+    return out
+
+
 def question(results: list[tuple[Spec, tour.Result]]) -> str:
     """The question, naming the players and games of the tournaments."""
     fair = dict.fromkeys(e.spec for _, r in results for e in r.tournament.entrants)
@@ -536,11 +576,35 @@ def build(data: Path, config: Path = CONFIG) -> reporting.Page:
         sections=page_sections,
         data=[_provenance(spec, result, data) for spec, result in results],
         reproduce=_reproduce(specs, data),
+        findings=[f for spec, result in results for f in findings(spec, result)],
     )
 
 
 def _provenance(spec: Spec, result: tour.Result, data: Path) -> dict:
+    """The tournament's row of the data table, and for the footer and JSON its size over all its
+    runs (deals; games in games mode) and what their manifests recorded: one value per version
+    when the runs agree, else every value found, joined by " / "."""
     t = result.tournament
+    folders = [config.out for pairing in t.pairings for config in pairing.runs]
+    if t.mode == "deals":
+        deals, games = t.count * len(folders), None
+    else:
+        deals = sum(
+            pl.scan_parquet(folder).select(pl.struct("game", "deal").n_unique()).collect().item()
+            for folder in folders
+        )
+        games = t.count * len(folders)
+    found = [manifest_provenance(storage.read_manifest(folder) or {}) for folder in folders]
+
+    def agreed(values) -> object:
+        distinct = list(dict.fromkeys(values))
+        return distinct[0] if len(distinct) == 1 else " / ".join(str(v) for v in distinct)
+
+    libraries = dict.fromkeys(k for f in found for k in f["versions"])
+    recorded = {
+        "versions": {k: agreed(f["versions"].get(k) for f in found) for k in libraries},
+        **{k: agreed(f[k] for f in found) for k in MANIFEST_KEYS if k != "versions"},
+    }
     return {
         "tournament": spec.name,
         "folder": f"{spec.folder(data)}/ (runs <a>-vs-<b>/, summary.parquet, ratings.parquet)",
@@ -549,7 +613,10 @@ def _provenance(spec: Spec, result: tour.Result, data: Path) -> dict:
         "mode": t.mode,
         "per run": f"{t.count:,} {t.mode}",
         "runs": f"{2 * len(t.pairings)} ({len(t.pairings)} pairings x 2 seatings)",
+        "deals": deals,
+        "games": games,
         "seed": t.seed,
+        **recorded,
     }
 
 

@@ -106,6 +106,48 @@ def test_the_ratings_rank_memory_over_greedy_over_random(tiny, page):
     assert "all 3 pairings" in key.caption
 
 
+def test_the_findings_are_the_numbers_of_the_answer_and_the_key_pairings(tiny, page):
+    data, config, _ = tiny
+    (spec,) = who_plays_best.load_config(config)
+    result = who_plays_best.load(spec, data)
+    found = {f.name: f for f in page.findings}
+    assert len(found) == len(page.findings)  # names are unique
+    for r in result.ratings:
+        e = found[f"who_plays_best.tiny.rating.{r.player}"].estimate
+        assert (e.value, e.low, e.high) == (r.rating, r.ci_low, r.ci_high)
+        assert e.n == 2 * 4_000  # two pairings of 4,000 duplicate deals
+    leader = found["who_plays_best.tiny.rating.memory"].estimate
+    assert f"memory rated best ({leader.value:+.0f} [{leader.low:+.0f}, {leader.high:+.0f}])" in (
+        page.finding
+    )
+    margin = found["who_plays_best.tiny.points_per_deal.memory-vs-greedy"]
+    row = result.row("memory", "greedy", "points_per_deal")
+    assert margin.estimate == row.estimate and margin.unit.startswith("points per deal")
+    assert f"beating greedy by {who_plays_best.tour.estimate_text(row)}" in page.finding
+    assert set(found) == {
+        *(f"who_plays_best.tiny.rating.{p}" for p in ("memory", "greedy", "random")),
+        "who_plays_best.tiny.points_per_deal.memory-vs-greedy",
+        "who_plays_best.tiny.points_per_deal.greedy-vs-random",
+    }
+
+
+def test_the_provenance_is_read_from_the_tournament_manifests(tiny, page):
+    data, _, _ = tiny
+    (row,) = page.data
+    assert (row["deals"], row["games"], row["seed"]) == (6 * 4_000, None, 1)
+    manifest = json.loads(
+        (data / "tournaments" / "tiny" / "greedy-vs-memory.manifest.json").read_text()
+    )
+    assert row["versions"] == manifest["versions"]
+    assert (row["schema_version"], row["data_version"], row["pack_stream"]) == (
+        manifest["schema_version"], manifest["data_version"], manifest["pack_stream"],
+    )  # fmt: skip
+    html = render_page(page)
+    footer = html[html.index('<footer class="provenance">') :]
+    assert "<td>tiny</td><td>1</td><td>24,000 deals</td>" in footer
+    assert f"numpy {manifest['versions']['numpy']}" in footer
+
+
 def test_the_page_writes_alone_and_in_the_site(tiny, tmp_path):
     data, config, _ = tiny
 
