@@ -47,9 +47,19 @@ tournament: install
 		echo "$$cmd"; sh -c "$$cmd" < /dev/null || exit 1; \
 	done
 
-# Reports from the default data; `simulate` and `tournament` first play whatever is missing (a
-# no-op when done).
-report: simulate tournament
+# The tournaments of configs/luck_skill.toml (the page "How much is luck, how much is skill?"),
+# run the same way (`python -m analyses.luck_skill --commands` lists them); classic-deals is
+# shared with `tournament` and only re-read when complete.
+.PHONY: luck-skill
+luck-skill: install
+	@cmds="$$($(BIN)/python -m analyses.luck_skill --commands --data data)" || exit 1; \
+	printf '%s\n' "$$cmds" | while IFS= read -r cmd; do \
+		echo "$$cmd"; sh -c "$$cmd" < /dev/null || exit 1; \
+	done
+
+# Reports from the default data; `simulate`, `tournament` and `luck-skill` first play whatever is
+# missing (a no-op when done).
+report: simulate tournament luck-skill
 	$(BIN)/python -m analyses --data data --out reports
 
 clean:

@@ -12,6 +12,7 @@ from analyses import (
     card_values,
     deal_shape,
     family,
+    luck_skill,
     seat_advantage,
     variant_comparison,
     who_plays_best,
@@ -27,6 +28,7 @@ ANALYSES = (
     deal_shape,
     variant_comparison,
     who_plays_best,  # reads data/tournaments/ (`make tournament`)
+    luck_skill,  # reads data/tournaments/ (`make luck-skill`)
 )
 
 
