@@ -420,6 +420,31 @@ def _edge_text(members: list[Member]) -> str:
     return f"Of the {len(members)} presets, the dealer's side is " + "; ".join(parts) + "."
 
 
+def findings(members: list[Member]) -> list[reporting.Finding]:
+    """Per preset, every estimate of the two tables (so every number of the finding):
+    ``family.PRESET.points_per_deal`` ... ``family.PRESET.tied.CATEGORY``."""
+    out = []
+    for m in members:
+        measures = [
+            ("points_per_deal", m.points, "points per deal, all sides"),
+            ("scope_per_deal", m.scope, "scope per deal, all sides"),
+            ("dealer_points_per_deal", m.dealer, "points per deal, the dealer's side"),
+            ("other_points_per_deal", m.others, "points per deal, mean of the other sides"),
+            ("dealer_edge", m.edge, "points per deal, dealer's side minus the others' mean"),
+            ("deals_per_game", m.length, "deals per game"),
+            *[
+                (f"tied.{c}", e, f"share of played-out deals with {c} tied")
+                for c, e in m.ties.items()
+            ],
+        ]
+        if m.no_primiera is not None:
+            measures.append(
+                ("no_primiera", m.no_primiera, "share of played-out deals with no primiera")
+            )
+        out += [reporting.Finding(f"family.{m.preset}.{k}", e, u) for k, e, u in measures]
+    return out
+
+
 def build(data: Path) -> reporting.Page:
     """How do the games of the Scopa family compare?
 
@@ -505,18 +530,8 @@ def build(data: Path) -> reporting.Page:
         method=f"{METHOD} {players_sentence(m.run for m in members)}",
         finding=_finding(members),
         sections=sections,
-        data=[
-            {
-                "preset": m.preset,
-                "run": m.run.name,
-                "players": ",".join(m.run.config["players"]),
-                "mode": m.run.mode,
-                "games": f"{m.games:,}",
-                "deals": f"{m.deals:,}",
-                "seed": m.run.config["seed"],
-            }
-            for m in members
-        ],
+        data=[{"preset": m.preset, **m.run.provenance(m.deals, games=m.games)} for m in members],
+        findings=findings(members),
         reproduce=reproduce("family"),
     )
 

@@ -202,7 +202,7 @@ def test_stopped_deals_are_not_ties_without_the_stopped_column(family_data):
 
 
 def test_family_page(family_data):
-    root, _ = family_data
+    root, answers = family_data
     page = family.build(root)
     assert page.slug == "family" and page.title == "The Scopa family side by side"
     assert [s.heading for s in page.sections] == [
@@ -215,7 +215,8 @@ def test_family_page(family_data):
     assert len(figures) == 5 and all("<svg" in f.svg for f in figures)
     assert [row["preset"] for row in page.data] == list(PRESETS)
     assert [row["run"] for row in page.data] == list(family.FAMILY.values())
-    assert all(row["seed"] == 17 and row["games"] == f"{GAMES:,}" for row in page.data)
+    assert all(row["seed"] == 17 and row["games"] == GAMES for row in page.data)
+    assert all(row["deals"] == answers[row["preset"]]["deals"] for row in page.data)
     assert "make simulate && make report" in page.reproduce
     assert "python -m analyses.family" in page.reproduce
     assert "random" in page.method and "linearised per game" in page.method
@@ -234,6 +235,34 @@ def test_family_page(family_data):
     # self-contained: apart from the SVG namespace names, nothing points off the page
     text = re.sub(r'xmlns(:\w+)?="[^"]*"', "", html)
     assert not re.search(r"https?://|@import|<img|<script|<link", text)
+
+
+def test_the_findings_are_the_measures_and_the_finding_quotes_them(family_data):
+    root, answers = family_data
+    page = family.build(root)
+    found = {f.name: f for f in page.findings}
+    assert len(found) == len(page.findings)
+    for preset, want in answers.items():
+        rules = PRESETS[preset]
+        points = found[f"family.{preset}.points_per_deal"]
+        assert points.estimate.value == pytest.approx(want["points"])
+        assert points.estimate.n == GAMES  # clusters: games
+        assert found[f"family.{preset}.dealer_edge"].estimate.value == pytest.approx(want["edge"])
+        assert found[f"family.{preset}.deals_per_game"].estimate.value == pytest.approx(3.0)
+        for c in family.categories(rules):
+            tied = found[f"family.{preset}.tied.{c}"].estimate.value
+            assert tied == pytest.approx(want["ties"][c])
+        assert (f"family.{preset}.no_primiera" in found) == (rules.primiera is not None)
+        assert f"family.{preset}.tied.sevens" in found or not rules.most_sevens
+    # every number of the one-sentence finding is a finding
+    numbers = re.findall(r"-?\d+\.\d{3} \[-?\d+\.\d{3}, -?\d+\.\d{3}\]", page.finding)
+    assert len(numbers) >= 5  # two points, two lengths, an edge (and classic's)
+    for number in numbers:
+        value, low, high = (float(x) for x in re.findall(r"-?\d+\.\d+", number))
+        assert any(
+            (round(e.value, 3), round(e.low, 3), round(e.high, 3)) == (value, low, high)
+            for e in (f.estimate for f in page.findings)
+        ), number
 
 
 def test_family_page_needs_its_runs(family_data, tmp_path):
