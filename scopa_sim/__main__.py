@@ -2,6 +2,6 @@
 
 import sys
 
-from scopa_sim.cli import main
+from scopa_sim.launch import main
 
 sys.exit(main())

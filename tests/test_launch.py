@@ -1,0 +1,55 @@
+"""The command's entry point: which command lines get their workers started before the imports."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from scopa_sim.launch import requested_workers
+
+
+@pytest.mark.parametrize(
+    ("argv", "workers"),
+    [
+        ([], 1),
+        (["simulate", "--workers", "2"], 2),
+        (["simulate", "--workers=3"], 3),
+        (["tournament", "--workers", "2", "--deals", "10"], 2),
+        (["simulate", "--workers", "2", "--backend", "dask"], 1),  # dask has its own workers
+        (["simulate", "--workers", "2", "--backend=threading"], 1),
+        (["simulate", "--workers", "2", "--backend", "loky"], 2),
+        (["simulate", "--workers", "2", "--help"], 1),
+        (["compare", "--workers", "2"], 1),  # joblib's own executor, of another size
+        (["simulate", "--workers", "two"], 1),  # the command itself reports the bad number
+        (["simulate", "--config", "/nonexistent/batch.toml"], 1),
+        (["simulate"], 1),
+    ],
+)
+def test_requested_workers_from_the_command_line(argv, workers):
+    assert requested_workers(argv) == workers
+
+
+def test_requested_workers_from_a_config_file(tmp_path):
+    config = tmp_path / "batch.toml"
+    config.write_text('[defaults]\nworkers = 2\n\n[[run]]\nname = "a"\nworkers = 3\n')
+    assert requested_workers(["simulate", "--config", str(config)]) == 3
+    assert requested_workers(["simulate", "--config", str(config), "--workers", "1"]) == 1
+    config.write_text("not = [toml")
+    assert requested_workers(["simulate", "--config", str(config)]) == 1
+    config.write_text("[defaults]\nworkers = true\n")
+    assert requested_workers(["simulate", "--config", str(config)]) == 1
+
+
+def test_a_bad_command_line_fails_fast_and_cleanly_with_workers_started(tmp_path):
+    """A prestarted worker must neither hide the error nor keep the command waiting for it."""
+    argv = ["simulate", "--workers", "2", "--variant", "nope", "--players", "random,random"]
+    argv += ["--deals", "10", "--seed", "1", "--out", str(tmp_path / "r")]
+    out = subprocess.run(
+        [sys.executable, "-m", "scopa_sim", *argv], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 2
+    assert "Traceback" not in out.stderr
+    assert out.stderr.count("\n") == 1 and "nope" in out.stderr
+    assert not (tmp_path / "r").exists()
