@@ -175,13 +175,13 @@ def relative_skill(
     margins of the best fair player and of the upper bound against the beginner (the same
     packs, resampled jointly); also the two margins."""
     m = moments(np.column_stack([best, upper]), replicates, seed)
-    b, b_r = m.mean(0)
-    u, u_r = m.mean(1)
-    return (
-        _estimate(_ratio(b, u), _ratio(b_r, u_r), m.n),
-        _estimate(b, b_r, m.n),
-        _estimate(u, u_r, m.n),
-    )
+    return _rs(m.mean(0), m.mean(1), m.n)
+
+
+def _rs(best, upper, n: int) -> tuple[stats.Estimate, stats.Estimate, stats.Estimate]:
+    """RS and the two margins from (value, replicates) of each margin."""
+    (b, b_r), (u, u_r) = best, upper
+    return _estimate(_ratio(b, u), _ratio(b_r, u_r), n), _estimate(b, b_r, n), _estimate(u, u_r, n)
 
 
 # data ------------------------------------------------------------------------------------------
@@ -218,14 +218,37 @@ def seatings(t: tour.Tournament, a: str, b: str) -> tuple[np.ndarray, np.ndarray
             break
     else:
         raise MissingData(f"{t.out} has no pairing {a} against {b}")
+    stamps = tuple(
+        storage.manifest_path(c.out).stat().st_mtime_ns
+        if storage.manifest_path(c.out).exists()
+        else None
+        for c in pairing.runs
+    )
+    key = (str(pairing.runs[0].out), str(pairing.runs[1].out), t.mode, t.count, stamps)
+    if key not in _READ:
+        if len(_READ) >= 64:
+            _READ.clear()
+        _READ[key] = _seatings(t, pairing)
+    x1, x2 = _READ[key]
+    sign = 1.0 if pairing.a.spec == a else -1.0
+    return sign * x1, sign * x2
+
+
+#: The pairings read so far, by their run folders, size and manifests' times (a replayed run is
+#: read again): a page reads each pairing once.
+_READ: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _seatings(t: tour.Tournament, pairing: tour.Pairing) -> tuple[np.ndarray, np.ndarray]:
+    """A's results in ``pairing`` (A its first player), both seatings."""
     units = tour._load_pairing(t, pairing)
     if t.mode == "deals":
         x1, x2 = units["a"] - units["b"], units["a_2"] - units["b_2"]
     else:
         x1 = units["a_won"].astype(np.float64) - 0.5
         x2 = units["a_won_2"].astype(np.float64) - 0.5
-    sign = 1.0 if pairing.a.spec == a else -1.0
-    return sign * x1, sign * x2
+    x1.flags.writeable = x2.flags.writeable = False
+    return x1, x2
 
 
 def _seed(name: str) -> int:
@@ -293,7 +316,11 @@ def best_fair(t: tour.Tournament, beginner: str) -> tuple[str, dict[str, float]]
     return max(margins, key=margins.get), margins
 
 
-def level(spec: who_plays_best.Spec, t: tour.Tournament) -> Level:
+def analyse(
+    spec: who_plays_best.Spec, t: tour.Tournament, with_skill: bool = True
+) -> tuple[Level, list[Skill]]:
+    """The decomposition over the ladder's pairings and, when asked, the relative skill against
+    each beginner, all from one bootstrap of the tournament's packs."""
     players = ladder(t)
     pairs = [(a, b) for i, a in enumerate(players) for b in players[i + 1 :]]
     # The stronger-looking player first: the upper bound, then the best fair player, ...
@@ -303,27 +330,26 @@ def level(spec: who_plays_best.Spec, t: tour.Tournament) -> Level:
     columns = np.column_stack([_columns(*seatings(t, a, b)) for a, b in pairs])
     m = moments(columns, REPLICATES, _seed(spec.name))
     rows = [PairingRow(a, b, _decompose(m, 3 * k)) for k, (a, b) in enumerate(pairs)]
-    return Level(spec, t.mode, t.count, rows, pooled_cards(m, [3 * k for k in range(len(pairs))]))
+    level = Level(spec, t.mode, t.count, rows, pooled_cards(m, [3 * k for k in range(len(pairs))]))
+    if not with_skill or UPPER not in players:
+        return level, []
 
+    def margin(a: str, b: str):
+        """A's mean duplicate result against B and its replicates (the d column of the pair)."""
+        if (a, b) in pairs:
+            return m.mean(3 * pairs.index((a, b)) + 2)
+        value, reps = m.mean(3 * pairs.index((b, a)) + 2)
+        return -value, -reps
 
-def skills(spec: who_plays_best.Spec, t: tour.Tournament) -> list[Skill]:
     out = []
     for beginner in BEGINNERS:
-        if beginner not in _fair(t) or UPPER not in [e.spec for e in t.entrants]:
+        if beginner not in _fair(t):
             continue
         best, _ = best_fair(t, beginner)
-        b = np.add(*seatings(t, best, beginner)) / 2
-        u = np.add(*seatings(t, UPPER, beginner)) / 2
-        rs, bm, um = relative_skill(b, u, REPLICATES, _seed(f"{spec.name}/{beginner}"))
-        gap = np.add(*seatings(t, UPPER, best)) / 2
-        over = _estimate(*_mean_boot(gap, _seed(f"{spec.name}/{beginner}/gap")), len(gap))
-        out.append(Skill(beginner, best, rs, bm, um, over))
-    return out
-
-
-def _mean_boot(x, seed: int):
-    m = moments(np.asarray(x, np.float64)[:, None], REPLICATES, seed)
-    return m.mean(0)
+        rs, best_margin, upper_margin = _rs(margin(best, beginner), margin(UPPER, beginner), m.n)
+        gap = _estimate(*margin(UPPER, best), m.n)
+        out.append(Skill(beginner, best, rs, best_margin, upper_margin, gap))
+    return level, out
 
 
 def load(data: Path, config: Path = CONFIG) -> list[Preset]:
@@ -341,10 +367,9 @@ def load(data: Path, config: Path = CONFIG) -> list[Preset]:
                 continue
             t = _plan(spec, data)
             if spec.mode == "deals" and deals is None:
-                deals = level(spec, t)
-                found = skills(spec, t)
+                deals, found = analyse(spec, t)
             elif spec.mode == "games" and games is None:
-                games = level(spec, t)
+                games, _ = analyse(spec, t, with_skill=False)
         presets.append(Preset(variant, deals, games, found))
     return presets
 
@@ -358,7 +383,15 @@ def _ci(e: stats.Estimate, digits: int = 3, signed: bool = False) -> str:
 
 
 def _pct(e: stats.Estimate) -> str:
-    return f"{100 * e.value:.0f}% [{100 * e.low:.0f}, {100 * e.high:.0f}]"
+    if not np.isfinite(e.value):
+        return "— (no variance)"
+
+    def p(x: float) -> str:
+        return f"{round(float(100 * x))}"  # an int: no "-0"
+
+    if not (np.isfinite(e.low) and np.isfinite(e.high)):
+        return f"{p(e.value)}%"
+    return f"{p(e.value)}% [{p(e.low)}, {p(e.high)}]"
 
 
 def _name(player: str) -> str:
@@ -469,22 +502,24 @@ def _skill_sentence(p: Preset) -> str:
     parts = []
     for s in p.skills:
         text = (
-            f"against {s.beginner}, {s.best} gains {_ci(s.best_margin, 2, True)} points per deal "
+            f"Against {s.beginner}, {s.best} gains {_ci(s.best_margin, 2, True)} points per deal "
             f"and the cheater {_ci(s.upper_margin, 2, True)}, so RS = {_ci(s.rs, 2)}"
         )
         parts.append(text)
     text = "; ".join(parts)
-    s = p.skills[0] if p.skills else None
-    if s is not None:
+    seen = set()
+    for s in p.skills:
+        if s.best in seen:
+            continue
+        seen.add(s.best)
+        gap = _ci(s.upper_over_best, 2, True)
         if s.upper_over_best.low > 0:
-            text += (
-                f". The cheater beats {s.best} by {_ci(s.upper_over_best, 2, True)} points per deal"
-            )
+            text += f". The cheater beats {s.best} by {gap} points per deal"
         else:
             text += (
-                f". The cheater does NOT beat {s.best} here: cheater minus {s.best} is "
-                f"{_ci(s.upper_over_best, 2, True)} points per deal, so the denominator is no "
-                "upper bound and RS is not a share of anything"
+                f". The cheater does NOT beat {s.best} here: cheater minus {s.best} is {gap} "
+                "points per deal, so it is no upper bound above that player and RS is no share "
+                "of the room between the beginner and perfect information"
             )
     return text
 
@@ -554,11 +589,19 @@ METHOD = (
     "a tournament (they all play the same packs; fixed seeds). Games: the duplicate games follow "
     "the same sequence of packs while both seatings last. Deals of a preset come from its deals "
     "tournament (classic: classic-deals of 'Who plays best?', 10,000 deals a run), games from "
-    "its games tournament. " + CHESS
+    "its games tournament. The section 'Another yardstick' relates RS to the x %-chess measure."
 )
 
 
 def findings(presets: list[Preset]) -> list[reporting.Finding]:
+    """Every figure the page's sentences give (an undefined share, where a pairing's results do
+    not vary, is left out). Names ``luck_skill.PRESET.deal|game.cards_share[.A_vs_B]``,
+    ``....margin.A_vs_B``, ``....skill_share.A_vs_B``, ``luck_skill.PRESET.relative_skill.BEGINNER``
+    and its parts; players as folder names (``pimc_samples=16``)."""
+    return [f for f in _findings(presets) if np.isfinite(f.estimate.value)]
+
+
+def _findings(presets: list[Preset]) -> list[reporting.Finding]:
     out = []
     for p in presets:
         base = f"luck_skill.{p.variant}"
@@ -645,6 +688,7 @@ def build(data: Path, config: Path = CONFIG) -> reporting.Page:
                 tables=[_skill_table(presets)],
             ),
             *sections(presets),
+            reporting.Section("Another yardstick: x %-chess", text=CHESS),
         ],
         data=[_provenance(spec, data) for spec in specs],
         reproduce=_reproduce(specs, data),

@@ -136,9 +136,12 @@ def test_the_page_builds_on_tiny_tournaments(tiny, page):
     html = render_page(page)
     assert page.slug == "luck-skill" and "luck" in page.title.lower()
     assert html.count("<svg") >= 1
-    for words in ("Borm", "van der Genugten", "Duersch", "1 - 2 Var(d) / Var(x)", "bootstrap"):
+    for words in ("Borm", "van der Genugten", "1 - 2 Var(d) / Var(x)", "bootstrap"):
         assert words in page.method
-    assert [s.heading for s in page.sections] == ["Overview", "classic", "escoba"]
+    headings = [s.heading for s in page.sections]
+    assert headings == ["Overview", "classic", "escoba", "Another yardstick: x %-chess"]
+    chess = page.sections[-1].text
+    assert "Duersch" in chess and not any(c.isdigit() for c in chess.split("2020")[1])
     presets = luck_skill.load(data, config)
     classic = presets[0]
     assert classic.deals is not None and classic.games is not None
