@@ -12,6 +12,7 @@ from pathlib import Path
 
 import polars as pl
 
+from scopa_sim import storage
 from scopa_sim.cards import ITALIAN_40
 from scopa_sim.reporting import Page, write_page
 
@@ -70,6 +71,29 @@ def manifest_provenance(manifest: dict) -> dict:
     found = {key: manifest.get(key) for key in MANIFEST_KEYS}
     found["versions"] = dict(found["versions"] or {})
     return found
+
+
+def manifests_provenance(folders: Iterable[Path]) -> dict:
+    """The footer's part of several runs' manifests (a tournament's, a pair of runs): one value
+    per version or format when the runs agree, else every value found, joined by " / "; a
+    folder without a manifest counts as recording nothing."""
+    found = [manifest_provenance(storage.read_manifest(Path(f)) or {}) for f in folders]
+
+    def agreed(values):
+        distinct = list(dict.fromkeys(values))
+        return distinct[0] if len(distinct) == 1 else " / ".join(str(v) for v in distinct)
+
+    libraries = dict.fromkeys(k for f in found for k in f["versions"])
+    return {
+        "versions": {k: agreed(f["versions"].get(k) for f in found) for k in libraries},
+        **{k: agreed(f[k] for f in found) for k in MANIFEST_KEYS if k != "versions"},
+    }
+
+
+def in_process(row: dict) -> dict:
+    """A data row of a run the page played itself while it was built (not read from a data
+    folder): the footer and JSON give it the building process's versions."""
+    return {**row, "in_process": True}
 
 
 def runs(data: Path = DATA) -> dict[str, Run]:

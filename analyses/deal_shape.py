@@ -406,6 +406,42 @@ def _game_section(games: list[GameShape]) -> reporting.Section:
     )
 
 
+DEAL_MEASURES = (  # attribute, finding name, unit
+    ("dealer_points", "dealer_points", "points per deal, the dealer's side"),
+    ("other_points", "other_points", "points per deal, a side that did not deal"),
+    ("total_points", "total_points", "points per deal, all sides"),
+    ("scope_mean", "scope", "scope per deal, all sides"),
+    ("any_scopa", "any_scopa", "share of deals with at least one scopa"),
+)
+
+
+def findings(
+    shape: DealShape, plain: IndependentDeals | None, games: list[GameShape]
+) -> list[reporting.Finding]:
+    """The estimates of the means table (``deal_shape.deal.*``, and the independent deals'
+    cross-check ``deal_shape.independent_deals.*``) and per target the game length and the share
+    of games tied at the target (``deal_shape.target_T.*``), the two numbers of the finding."""
+    out = [
+        reporting.Finding(f"deal_shape.deal.{name}", getattr(shape, attr), unit)
+        for attr, name, unit in DEAL_MEASURES
+    ]
+    if plain is not None:
+        out += [
+            reporting.Finding(f"deal_shape.independent_deals.{name}", getattr(plain, attr), unit)
+            for attr, name, unit in DEAL_MEASURES
+        ]
+    for g in games:
+        out += [
+            reporting.Finding(f"deal_shape.target_{g.target}.deals_per_game", g.length, "deals"),
+            reporting.Finding(
+                f"deal_shape.target_{g.target}.tie_share",
+                g.tie_share,
+                "share of games needing extra deals for a tie at the target",
+            ),
+        ]
+    return out
+
+
 def build(data: Path) -> reporting.Page:
     """What does a deal and a game look like?
 
@@ -426,7 +462,7 @@ def build(data: Path) -> reporting.Page:
         f"and {_pct(head.tie_share)} of games need extra deals because the leaders tie at or above "
         "the target."
     )
-    provenance = [g.run.provenance(g.deals) for g in games]
+    provenance = [g.run.provenance(g.deals, games=g.games) for g in games]
     used = [g.run for g in games]
     if plain is not None:
         provenance.append(plain.run.provenance(plain.deals))
@@ -440,6 +476,7 @@ def build(data: Path) -> reporting.Page:
         sections=[_deal_section(shape, plain), _game_section(games)],
         data=provenance,
         reproduce=reproduce("deal_shape"),
+        findings=findings(shape, plain, games),
     )
 
 

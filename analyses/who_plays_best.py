@@ -23,7 +23,7 @@ from pathlib import Path
 
 import polars as pl
 
-from analyses._common import DATA, MANIFEST_KEYS, MissingData, main, manifest_provenance
+from analyses._common import DATA, MissingData, main, manifests_provenance
 from scopa_sim import reporting, stats, storage
 from scopa_sim import tournament as tour
 
@@ -582,8 +582,8 @@ def build(data: Path, config: Path = CONFIG) -> reporting.Page:
 
 def _provenance(spec: Spec, result: tour.Result, data: Path) -> dict:
     """The tournament's row of the data table, and for the footer and JSON its size over all its
-    runs (deals; games in games mode) and what their manifests recorded: one value per version
-    when the runs agree, else every value found, joined by " / "."""
+    runs (deals; games in games mode) and what their manifests recorded
+    (_common.manifests_provenance)."""
     t = result.tournament
     folders = [config.out for pairing in t.pairings for config in pairing.runs]
     if t.mode == "deals":
@@ -594,17 +594,6 @@ def _provenance(spec: Spec, result: tour.Result, data: Path) -> dict:
             for folder in folders
         )
         games = t.count * len(folders)
-    found = [manifest_provenance(storage.read_manifest(folder) or {}) for folder in folders]
-
-    def agreed(values) -> object:
-        distinct = list(dict.fromkeys(values))
-        return distinct[0] if len(distinct) == 1 else " / ".join(str(v) for v in distinct)
-
-    libraries = dict.fromkeys(k for f in found for k in f["versions"])
-    recorded = {
-        "versions": {k: agreed(f["versions"].get(k) for f in found) for k in libraries},
-        **{k: agreed(f[k] for f in found) for k in MANIFEST_KEYS if k != "versions"},
-    }
     return {
         "tournament": spec.name,
         "folder": f"{spec.folder(data)}/ (runs <a>-vs-<b>/, summary.parquet, ratings.parquet)",
@@ -616,7 +605,7 @@ def _provenance(spec: Spec, result: tour.Result, data: Path) -> dict:
         "deals": deals,
         "games": games,
         "seed": t.seed,
-        **recorded,
+        **manifests_provenance(folders),
     }
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import io
 import json
+import math
 import platform
 import re
 import subprocess
@@ -71,15 +72,21 @@ class Finding:
     unit: str
 
     def to_json(self) -> dict:
+        """Plain JSON numbers: floats (null when not finite, as JSON has no NaN) and an int n."""
         e = self.estimate
         return {
             "name": self.name,
-            "estimate": e.value,
-            "ci_low": e.low,
-            "ci_high": e.high,
-            "n": e.n,
+            "estimate": _number(e.value),
+            "ci_low": _number(e.low),
+            "ci_high": _number(e.high),
+            "n": None if e.n is None else int(e.n),
             "unit": self.unit,
         }
+
+
+def _number(x) -> float | None:
+    x = float(x)
+    return x if math.isfinite(x) else None
 
 
 @dataclass(frozen=True)
@@ -92,8 +99,8 @@ class Page:
     sections: list[Section]
     # One row per run behind the page (Run.provenance in analyses: run, variant, players, mode,
     # deals, games, seed, and the manifest's versions, schema_version, data_version, pack_stream).
-    # The data table shows the rows without the version keys, the footer shows those; a row
-    # without "versions" is a run the page played itself, in the process that built it.
+    # The data table shows the rows without the version keys, the footer shows those. A run the
+    # page played itself says "in_process": True (compare's arms need not: see run_json).
     data: list[dict]
     reproduce: str = ""  # commands that rebuild the page from nothing, shown as code
     findings: list[Finding] = field(default_factory=list)  # its numbers, for NAME.json
@@ -217,14 +224,15 @@ def _count(value) -> int | None:
 def run_json(row: dict) -> dict:
     """A ``Page.data`` row as a run of ``NAME.json``: every key of :data:`RUN_KEYS` (None where
     the row does not say), players as a list, deals and games as numbers; the row's other keys
-    under ``details``. A row without recorded versions is a run played while building the page,
-    so it gets this process's versions and formats, and ``in_process`` true."""
+    under ``details``. A run played while building the page (a row with ``in_process`` true, or
+    an arm of ``scopa_sim.compare``, which always plays in-process) gets this process's versions
+    and formats; any other row without recorded versions says so (versions ``{}``)."""
     name_key = next((k for k in _NAME_KEYS if row.get(k) is not None), None)
     name = "" if name_key is None else str(row[name_key])
     players = row.get("players")
     if isinstance(players, str):
         players = [p for p in players.split(",") if p]
-    in_process = "versions" not in row
+    in_process = bool(row.get("in_process")) or ("arm" in row and "versions" not in row)
     entry = {
         "name": name,
         "variant": row.get("variant"),
@@ -261,6 +269,7 @@ class Footer:
     runs: list[dict]  # run_json entries
     formats: list[tuple[str, list[str]]]  # "schema version 2, ..." -> the runs with it
     differs: list[str]  # "numpy 2.4.7 here, 2.4.6 in run(s) a, b"
+    unrecorded: list[str]  # runs whose versions nobody recorded
 
     def size(self, run: dict) -> str:
         parts = [f"{run['deals']:,} deals" if run["deals"] is not None else ""]
@@ -271,7 +280,7 @@ class Footer:
     def made_with(self, run: dict) -> str:
         versions = run["versions"]
         if not versions:
-            return "not recorded in its manifest"
+            return "not recorded"
         text = ", ".join(
             f"{'scopa-sim' if k == 'scopa_sim' else k} {versions[k]}"
             for k in LIBRARIES
@@ -307,7 +316,8 @@ def footer(page: Page) -> Footer:
             where = "; ".join(f"{v} in {', '.join(names)}" for v, names in other.items())
             name = "scopa-sim" if library == "scopa_sim" else library
             differs.append(f"{name} {here} here, {where}")
-    return Footer(build, runs, list(formats.items()), differs)
+    unrecorded = [run["name"] for run in runs if not run["versions"]]
+    return Footer(build, runs, list(formats.items()), differs, unrecorded)
 
 
 def data_table(rows: list[dict]) -> tuple[list[str], list[list[str]]]:
@@ -349,12 +359,99 @@ def page_json(page: Page) -> dict:
     }
 
 
+_OPTIONAL_NUMBER = (int, float, type(None))
+_OPTIONAL_INT = (int, type(None))
+_FORMAT = (int, str, type(None))  # a version number; "1 / 2" when a page's runs disagree
+#: The shape of ``NAME.json``, JSON-schema-like: each key and the types its value may have; a
+#: list holds objects of the shape given; ``details`` (a run's other data-table columns) is free.
+PAGE_JSON_SHAPE: dict = {
+    "page": str,
+    "findings": [
+        {
+            "name": str,
+            "estimate": _OPTIONAL_NUMBER,
+            "ci_low": _OPTIONAL_NUMBER,
+            "ci_high": _OPTIONAL_NUMBER,
+            "n": _OPTIONAL_INT,
+            "unit": str,
+        }
+    ],
+    "runs": [
+        {
+            "name": str,
+            "variant": (str, type(None)),
+            "players": (list, type(None)),
+            "mode": (str, type(None)),
+            "seed": (int, str, type(None)),
+            "deals": _OPTIONAL_INT,
+            "games": _OPTIONAL_INT,
+            "versions": dict,
+            "schema_version": _FORMAT,
+            "data_version": _FORMAT,
+            "pack_stream": _FORMAT,
+            "in_process": bool,
+            "details?": dict,  # optional key
+        }
+    ],
+    "build": {
+        "commit": str,
+        "dirty": bool,
+        "scopa_sim": str,
+        "numpy": str,
+        "polars": str,
+        "python": str,
+    },
+}
+
+
+def json_problems(value, shape=PAGE_JSON_SHAPE, where: str = "$") -> list[str]:
+    """How ``value`` (a parsed ``NAME.json``) departs from ``shape``: missing or unknown keys,
+    wrong types, repeated finding names; [] when it conforms."""
+    if isinstance(shape, dict):
+        if not isinstance(value, dict):
+            return [f"{where}: an object expected, got {type(value).__name__}"]
+        keys = {k.rstrip("?"): k.endswith("?") for k in shape}
+        problems = [
+            f"{where}.{k}: missing" for k, opt in keys.items() if not opt and k not in value
+        ]
+        problems += [f"{where}.{k}: unexpected key" for k in value if k not in keys]
+        for key, sub in shape.items():
+            if key.rstrip("?") in value:
+                name = key.rstrip("?")
+                problems += json_problems(value[name], sub, f"{where}.{name}")
+        if where == "$" and isinstance(value.get("findings"), list):
+            names = [f.get("name") for f in value["findings"] if isinstance(f, dict)]
+            problems += [f"$.findings: name {n!r} repeated" for n in sorted(
+                {n for n in names if names.count(n) > 1}, key=str)]  # fmt: skip
+        return problems
+    if isinstance(shape, list):
+        if not isinstance(value, list):
+            return [f"{where}: a list expected, got {type(value).__name__}"]
+        return [
+            p
+            for k, item in enumerate(value)
+            for p in json_problems(item, shape[0], f"{where}[{k}]")
+        ]
+    types = shape if isinstance(shape, tuple) else (shape,)
+    if isinstance(value, bool) and bool not in types:  # a bool is an int to Python, not to JSON
+        return [f"{where}: {value!r} is not {'/'.join(t.__name__ for t in types)}"]
+    if not isinstance(value, types):
+        return [f"{where}: {value!r} is not {'/'.join(t.__name__ for t in types)}"]
+    return []
+
+
 def write_page(page: Page, out: Path) -> list[Path]:
-    """Write ``out/SLUG.html`` and ``out/SLUG.json``; returns both paths."""
+    """Write ``out/SLUG.html`` and ``out/SLUG.json``; returns both paths. A JSON twin that would
+    not have the documented shape (:data:`PAGE_JSON_SHAPE`) is refused before anything is
+    written."""
+    document = json.loads(json.dumps(page_json(page), default=str, allow_nan=False))
+    problems = json_problems(document)
+    if problems:
+        raise ValueError(f"{page.slug}.json would be malformed: {'; '.join(problems[:5])}")
     out.mkdir(parents=True, exist_ok=True)
     html, data = out / f"{page.slug}.html", out / f"{page.slug}.json"
     html.write_text(render_page(page), encoding="utf-8")
-    data.write_text(json.dumps(page_json(page), indent=2, default=str) + "\n", encoding="utf-8")
+    data.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
     return [html, data]
 
 
