@@ -34,16 +34,40 @@ QUESTION = (
 
 
 def finding(result: compare.Comparison) -> str:
-    """The clearest paired difference (largest |diff| / half-width), and how many are clear."""
-    compared = [r for r in result.rows if r.diff is not None]
-    largest = max(compared, key=lambda r: abs(r.diff.value) / max(r.diff.half_width, 1e-12))
-    clear = sum(r.p_holm < 1 - LEVEL for r in compared)
+    """The clearest tested difference (largest |diff| / Bonferroni half-width), quoted with its
+    Bonferroni interval (it was selected from the family, so its 95 % interval would be too
+    narrow), and how many of the family are clear."""
+    family = result.family
+    largest = result.clearest()
+    clear = sum(r.p_holm < 1 - LEVEL for r in family)
     unit = " per deal" if compare.is_per_deal(largest.metric) else ""
     return (
         f"Clearest difference from {result.arms[0].label}: {largest.metric} under {largest.arm}, "
-        f"{reporting.ci(largest.diff)}{unit} "
-        f"(Holm p {stats.format_p(largest.p_holm, equals=True)}); {clear} of {len(compared)} "
+        f"{reporting.ci(largest.diff_family)}{unit} "
+        f"({100 * result.family_level:.4g} % Bonferroni interval; Holm p "
+        f"{stats.format_p(largest.p_holm, equals=True)}); {clear} of the {len(family)} tested "
         f"paired differences are significant at Holm p < {1 - LEVEL:.2g}."
+    )
+
+
+def detectable(result: compare.Comparison) -> dict[str, float]:
+    """Per tested metric, the smallest true difference the paired data detect with 80 % power
+    at two-sided alpha 0.05 (the largest over the arms)."""
+    out = {}
+    for metric in dict.fromkeys(r.metric for r in result.family):
+        rows = [r for r in result.family if r.metric == metric]
+        out[metric] = max(stats.detectable_effect(r.diff) for r in rows)
+    return out
+
+
+def detectable_text(result: compare.Comparison) -> str:
+    """One sentence: the smallest difference per metric these paired deals could detect."""
+    parts = [f"{metric} {value:.3f}" for metric, value in detectable(result).items()]
+    unit = "deals" if result.mode == "deals" else "games"
+    return (
+        f"With {result.units:,} paired {unit} per arm, the smallest true differences these data "
+        "detect with 80 % power (two-sided alpha 0.05, each test alone; the largest over the "
+        f"arms) are: {', '.join(parts)}."
     )
 
 
@@ -76,8 +100,17 @@ def build(data: Path) -> reporting.Page:
         "about half the deals are dealt by each player; dealer_edge is the dealer's side minus "
         "the mean of the other sides. The greedy "
         "player always captures when it can, so forced_capture changes only the random "
-        "player's choices. " + players_text(result),
+        "player's choices. " + detectable_text(result) + " " + players_text(result),
         data=[{**row, "mode": MODE, "source": source} for row in page.data],
+        findings=compare.findings(result, "variant")
+        + [
+            reporting.Finding(
+                f"variant.detectable.{metric}",
+                stats.Estimate(value, value, value, result.units),
+                "scope per deal" if metric == "scope" else "points per deal",
+            )
+            for metric, value in detectable(result).items()
+        ],
         reproduce="make report    # this page plays its own deals; it reads no data\n"
         "# or this page alone:\n"
         ".venv/bin/python -m analyses.variant_comparison --out reports\n"

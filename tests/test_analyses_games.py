@@ -13,6 +13,7 @@ import pytest
 from analyses import deal_shape, seat_advantage, variant_comparison
 from analyses._common import MissingData, runs
 from scopa_sim import stats
+from scopa_sim.reporting import ci as reporting_ci
 from scopa_sim.reporting import render_page
 from scopa_sim.storage import SCHEMA
 
@@ -102,6 +103,35 @@ def write_deals_run(root, name: str, rng, deals: int) -> None:
     write_run(root, name, columns, variant="classic", players=["greedy"] * 2, mode="deals")
 
 
+DUPLICATE_GAINS = {"greedy": 0.5, "random": 1.0}  # planted per-player gain from dealing
+DUPLICATE_PACKS = 6000
+
+
+def write_tournament(folder: Path, rng) -> None:
+    """Two lineups of a duplicate tournament in deals mode: every deal g is played by
+    greedy-vs-random and by random-vs-greedy with the same first dealer (the same side deals),
+    each player's points a pack effect shared by both lineups (the same cards), plus its own
+    noise, plus its planted gain when it deals (greedy a fair coin, random 0..2)."""
+    n = DUPLICATE_PACKS
+    first = rng.integers(0, 2, n)
+    pack = rng.integers(0, 4, (n, 2))  # what the cards of seat-side s are worth in pack g
+    skill = {"greedy": 1.0, "random": 0.0}
+    for players in (("greedy", "random"), ("random", "greedy")):
+        g, s = np.repeat(np.arange(n), 2), np.tile([0, 1], n)
+        who = np.asarray(players)[s]
+        dealer = first[g] == s
+        bonus = np.where(who == "greedy", rng.integers(0, 2, 2 * n), rng.integers(0, 3, 2 * n))
+        points = pack[g, s] + np.vectorize(skill.get)(who) + rng.integers(0, 2, 2 * n)
+        points = points + dealer * bonus
+        columns = {
+            "game": g, "deal": np.zeros_like(g), "side": s, "strategy": who, "dealer": dealer,
+            "first_dealer": dealer, "points": points, "score": points,
+        }  # fmt: skip
+        write_run(
+            folder, "-vs-".join(players), columns, variant="classic", players=players, mode="deals"
+        )
+
+
 @pytest.fixture(scope="module")
 def seat_data(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("seat")
@@ -167,6 +197,16 @@ def seat_data(tmp_path_factory) -> Path:
         variant="classic",
         players=["greedy", "random"],
     )
+    # The same games as classic-greedy (same first dealers) where the dealer's side also gets a
+    # fair coin more: paired by game, the edge rises by 0.5 per deal; the winners are the same.
+    bumped = dict(base)
+    bumped["points"] = base["points"] + base["dealer"] * rng.integers(0, 2, len(base["points"]))
+    write_run(root, "synth-bumped", bumped, variant="classic", players=["greedy", "greedy"])
+    # ... and the same games with other first dealers: not the same packs, no pairing
+    moved = dict(base)
+    moved["first_dealer"] = ~np.asarray(base["first_dealer"])
+    write_run(root, "synth-moved", moved, variant="classic", players=["greedy", "greedy"])
+    write_tournament(root / "tournaments" / "tiny", rng)
     write_run(
         root,
         "synth-unfinished",
@@ -221,6 +261,44 @@ def test_seat_forced_capture_pairs_identical_runs(seat_data, monkeypatch):
     fc = seat_advantage.forced_capture(base, forced)
     assert fc.common_rows == fc.identical_rows == 2000 * 5 * 2
     assert fc.deal0.value == 0 and fc.deal0.half_width == 0 and fc.deal0.n == 2000
+    # 2,000 of the 4,000 games: not the same games, so the runs are compared unpaired
+    assert fc.design == "unpaired" and fc.reason == "other games (4,000 and 2,000)"
+    assert fc.edge_diff.n == 6000
+
+
+def test_runs_on_the_same_packs_are_paired_by_game(seat_data):
+    found = runs(seat_data)
+    base, bumped, moved = (
+        seat_advantage.measure(found[n]) for n in ("classic-greedy", "synth-bumped", "synth-moved")
+    )
+    fc = seat_advantage.forced_capture(base, bumped)
+    assert fc.design == "paired" and fc.reason == ""
+    # the planted shift (a fair coin for the dealer's side) is inside the paired interval ...
+    assert fc.edge_diff.low < DEALER_BONUS < fc.edge_diff.high and fc.edge_diff.n == 4000
+    assert fc.edge_diff.value == pytest.approx(bumped.edge.value - base.edge.value, rel=1e-12)
+    # ... which is narrower than the unpaired one on the same runs
+    unpaired, _ = stats.independent_difference(base.edge_values, bumped.edge_values)
+    assert fc.edge_diff.half_width < 0.8 * unpaired.half_width
+    # the same games have the same winners: the paired difference is exactly 0
+    assert (fc.win_diff.value, fc.win_diff.half_width, fc.win_p) == (0.0, 0.0, 1.0)
+    # other first dealers: not the same packs, and said so
+    other = seat_advantage.forced_capture(base, moved)
+    assert other.design == "unpaired" and other.reason == "other first dealers"
+    assert other.win_p is None  # Newcombe: an interval, no test
+
+
+def test_duplicate_tournament_gives_each_players_edge(seat_data):
+    dups, skipped = seat_advantage.duplicate_edges(seat_data)
+    assert skipped == [] and len(dups) == 1
+    (d,) = dups
+    assert (d.tournament, d.a, d.b, d.units, d.deals) == ("tiny", "greedy", "random", 6000, 12000)
+    for who, gain in DUPLICATE_GAINS.items():
+        assert d.gains[who].low < gain < d.gains[who].high, who
+        assert d.gains[who].n == DUPLICATE_PACKS
+    # the pairing's edge is the mean of the two: the skill gap (1 point) cancels
+    mean = np.mean(list(DUPLICATE_GAINS.values()))
+    assert d.edge.low < mean < d.edge.high
+    assert d.edge.value == pytest.approx(np.mean([g.value for g in d.gains.values()]), rel=1e-12)
 
 
 def test_seat_page(seat_data, monkeypatch):
@@ -228,13 +306,39 @@ def test_seat_page(seat_data, monkeypatch):
     page = seat_advantage.build(seat_data)
     headings = [s.heading for s in page.sections]
     assert "By strategy" in headings and "Does forced capture change the edge?" in headings
+    assert "Each player's edge on duplicate deals" in headings
+    assert "Is the edge of classic-greedy converged?" in headings
     assert {row["run"] for row in page.data} == {
         "classic-greedy",
         "classic-forced-capture",
         "synth-deals",
         "synth-3p",
         "synth-mixed",
+        "synth-bumped",
+        "synth-moved",
+        "tournaments/tiny/greedy-vs-random and random-vs-greedy",
     }
+    # one Holm family: 7 run edges, 2 strategies of synth-mixed, 2 duplicate players, and the
+    # forced-capture edge (unpaired here: no test of the Newcombe share difference)
+    (first,) = [s for s in page.sections if s.heading.startswith("Dealer against")]
+    assert "One family for the whole page: 12 tests" in first.text
+    assert "Bonferroni interval at 99.58 % (1 - 0.05/12)" in first.text
+    edges = {
+        n: seat_advantage.measure(r)
+        for n, r in runs(seat_data).items()
+        if n in page.findings[0].name
+    }
+    assert edges  # the first finding is a run's edge
+    names = [f.name for f in page.findings]
+    assert len(names) == len(set(names))
+    assert "seat.edge.classic-greedy" in names and "seat.detectable_edge.classic-greedy" in names
+    assert "seat.duplicate_edge.tiny.greedy-vs-random.random" in names
+    head = next(f for f in page.findings if f.name == "seat.edge.classic-greedy")
+    assert reporting_ci(head.estimate) in page.finding  # the sentence's number is a finding
+    wide = next(f for f in page.findings if f.name == "seat.edge.classic-greedy.family")
+    assert wide.estimate.low < head.estimate.low and wide.estimate.high > head.estimate.high
+    mde = next(f for f in page.findings if f.name == "seat.detectable_edge.classic-greedy")
+    assert mde.estimate.value == pytest.approx(2.8 * head.estimate.half_width / 1.96, rel=0.02)
     assert page.finding.startswith("In classic-greedy") and "60.00 %" in page.finding
     assert all("<svg" in f.svg for s in page.sections for f in s.figures)
     # the page says the first dealer is random, and what that buys
@@ -365,3 +469,11 @@ def test_variant_comparison_page(monkeypatch, tmp_path):
     forced = [r for r in section.tables[0].rows if r[1] == "classic:forced_capture=true"]
     assert any(r[3] != "0.000 [0.000, 0.000]" for r in forced)
     assert page.finding.startswith("Clearest difference from classic:")
+    # the clearest difference is quoted with its Bonferroni interval, which is a finding
+    family = [f for f in page.findings if f.name.endswith(".diff_family")]
+    assert len(family) == 3 * 3  # points_seat0, points_seat1, scope for 3 arms; no dealer_edge
+    assert any(reporting_ci(f.estimate) in page.finding for f in family)
+    assert "% Bonferroni interval; Holm p" in page.finding
+    assert "smallest true differences these data detect with 80 % power" in page.method
+    names = {f.name for f in page.findings}
+    assert {"variant.detectable.scope", "variant.scope.classic"} <= names

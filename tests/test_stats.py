@@ -393,3 +393,99 @@ def test_format_p_shows_an_underflowed_p_value_as_a_bound():
     assert stats.format_p(None) == "—"
     assert stats.format_p(0.0) == "< 1e-300" and stats.format_p(0.0, equals=True) == "< 1e-300"
     assert stats.format_p(0.01234) == "0.0123" and stats.format_p(0.5, equals=True) == "= 0.5"
+
+
+# paired designs, families, power ------------------------------------------------------------------
+
+
+def test_paired_difference_coverage_on_a_known_pack_quantity():
+    """Kings among the first 6 cards minus kings among the first 4 of the same pack: the two
+    counts are strongly correlated and the difference (kings in cards 5 and 6) has mean
+    2 * 4/40 = 0.2 exactly. The paired t interval must cover it in 95 % of the replications
+    (within 4 binomial standard errors), and be narrower than the unpaired Welch interval."""
+    replications, n = 400, 500
+    key = seeding.stream_key(77, seeding.PACKS)
+    game = np.arange(replications * n, dtype=np.int64)
+    zero = np.zeros(len(game), np.int64)
+    packs = seeding.packs(key, game, zero, zero, N_CARDS)
+    four = np.isin(packs[:, :4], KINGS).sum(axis=1).reshape(replications, n)
+    six = np.isin(packs[:, :6], KINGS).sum(axis=1).reshape(replications, n)
+    paired = [stats.paired_difference(f, s)[0] for f, s in zip(four, six, strict=True)]
+    covered = np.mean([e.low <= 0.2 <= e.high for e in paired])
+    assert abs(covered - 0.95) < coverage_tolerance(replications), f"coverage {covered:.4f}"
+    unpaired = stats.independent_difference(four[0], six[0])[0]
+    assert paired[0].half_width < 0.8 * unpaired.half_width
+
+
+def test_paired_ratio_difference_covers_with_clustered_deals_of_unequal_lengths():
+    """Two arms played on the same games (shared game effect), each game of its own length in
+    each arm (as when a rule change makes games diverge): the per-game linearised ratios,
+    paired by game, give a cluster-robust interval for the difference of per-deal means that
+    covers the true difference; treating deals as independent would under-cover."""
+    rng = np.random.default_rng(21)
+    replications, games, mu, shift = 400, 300, 2.4, 0.15
+    intervals, naive = [], []
+    for r in range(replications):
+        effect = rng.normal(0, 0.8, games)  # the game's packs: shared by both arms
+        c0 = rng.integers(2, 9, games).astype(float)
+        c1 = np.maximum(c0 + rng.integers(-1, 2, games), 1)  # lengths differ a little
+        s0 = c0 * (mu + effect) + rng.normal(0, 1, games) * np.sqrt(c0)
+        s1 = c1 * (mu + shift + effect) + rng.normal(0, 1, games) * np.sqrt(c1)
+        d, _ = stats.paired_difference(
+            stats.linearised_ratio(s0, c0), stats.linearised_ratio(s1, c1)
+        )
+        assert d.value == pytest.approx(s1.sum() / c1.sum() - s0.sum() / c0.sum(), rel=1e-9)
+        intervals.append(d)
+        if r < 100:
+            deals0, deals1 = (np.repeat(s / c, c.astype(int)) for s, c in ((s0, c0), (s1, c1)))
+            naive.append(stats.independent_difference(deals0, deals1)[0])
+    covered = np.mean([e.low <= shift <= e.high for e in intervals])
+    assert abs(covered - 0.95) < coverage_tolerance(replications), f"coverage {covered:.4f}"
+    # deals as independent units (Welch on per-deal values): below nominal by 2 standard errors
+    assert np.mean([e.low <= shift <= e.high for e in naive]) < 0.95 - coverage_tolerance(100, z=2)
+
+
+def test_rescale_gives_the_t_interval_at_another_level():
+    x = np.random.default_rng(3).normal(1, 2, 200)
+    wide = stats.rescale(stats.mean_ci(x), 0.99)
+    assert (wide.low, wide.high) == pytest.approx(textbook_t_interval(x, 0.99)[1:], rel=1e-9)
+    assert stats.family_level(10) == pytest.approx(0.995) and stats.family_level(0) == 0.95
+
+
+def test_bonferroni_intervals_cover_simultaneously():
+    """Five independent t intervals at level 1 - 0.05/5 all cover their means together in at
+    least about 95 % of replications (Bonferroni is conservative: 1 - 0.99**5 = 4.9 % misses);
+    plain 95 % intervals would miss at least one in 1 - 0.95**5 = 23 %."""
+    rng = np.random.default_rng(31)
+    replications, m = 400, 5
+    level = stats.family_level(m)
+    together, plain = [], []
+    for _ in range(replications):
+        est = [stats.mean_ci(rng.normal(0, 1, 60)) for _ in range(m)]
+        together.append(all(stats.rescale(e, level).low <= 0 <= stats.rescale(e, level).high
+                            for e in est))  # fmt: skip
+        plain.append(all(e.low <= 0 <= e.high for e in est))
+    assert np.mean(together) > 0.95 - coverage_tolerance(replications)
+    assert np.mean(plain) < 0.95 - coverage_tolerance(replications)
+
+
+def test_detectable_effect_is_about_2_8_standard_errors():
+    x = np.random.default_rng(5).normal(0, 3, 10_000)
+    e = stats.mean_ci(x)
+    se = x.std(ddof=1) / np.sqrt(len(x))
+    closed = (NormalDist().inv_cdf(0.975) + NormalDist().inv_cdf(0.8)) * se
+    assert stats.detectable_effect(e) == pytest.approx(closed, rel=1e-3)
+    assert stats.detectable_effect(e, power=0.9) > stats.detectable_effect(e)
+
+
+def test_running_ratio_ends_at_the_whole_sample_estimate():
+    rng = np.random.default_rng(8)
+    counts = rng.integers(1, 9, 5000).astype(float)
+    sums = counts * 0.3 + rng.normal(0, 2, 5000) * counts
+    k, value, low, high = stats.running_ratio(sums, counts)
+    whole = stats.mean_ci(stats.linearised_ratio(sums, counts))
+    assert k[-1] == 5000 and np.all(np.diff(k) > 0)
+    assert (value[-1], low[-1], high[-1]) == pytest.approx((whole.value, whole.low, whole.high))
+    # every prefix is the ratio of its own sums, and the band narrows
+    assert value[3] == pytest.approx(sums[: k[3]].sum() / counts[: k[3]].sum())
+    assert (high - low)[-1] < (high - low)[0] / 5
