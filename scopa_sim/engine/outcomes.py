@@ -87,3 +87,8 @@ class DealOutcomes:
         columns["redeals"] = per_deal(self.redeals).astype(np.int8)
         columns["stopped"] = per_deal(self.stopped)
         return pl.DataFrame(columns)
+
+    def to_pandas(self):
+        """:meth:`to_frame` as a pandas DataFrame (through pyarrow), for users who live in
+        pandas; the same columns, in the same order, with the matching numpy dtypes."""
+        return self.to_frame().to_pandas()
