@@ -1,14 +1,16 @@
 """Players: one conformance suite for every registered player, and the documented behaviour of
 the greedy and random players.
 
-The conformance suite runs each player of ``scopa_sim.players.PLAYERS`` on every preset (and a
-few option sets) against the contract of ``players/base.py``: ``act`` returns one legal index
+The conformance suite runs each player of ``scopa_sim.players.PLAYERS`` through
+``scopa_sim.testing.check_player`` on every preset (with and without forced capture, and a few
+other option sets) against the contract of ``players/base.py``: ``act`` returns one legal index
 per row, is deterministic and does not depend on which other rows share the batch; whole runs
 do not depend on the batch size; a player cannot see hidden cards (unless it declares
-``sees_hidden_cards``); players are frozen. Search players (a ``samples`` parameter) are run
-with 2 samples and on fewer deals: the contract does not depend on the sample count, and each of
-their decisions costs thousands of rollouts. (``scopa_sim.testing.check_player``, exercised by
-tests/test_testing.py, is the same contract packaged for player authors.)
+``sees_hidden_cards``); a fused row policy plays as act; players are frozen. Every player also
+plays the decision points of random reference deals. Search players (a ``samples`` parameter)
+are run with 2 samples and on fewer deals: the contract does not depend on the sample count,
+and each of their decisions costs thousands of rollouts. (tests/test_testing.py checks that
+check_player catches the players that break the contract.)
 
 The greedy player's documented behaviour is checked on explicit packs, under each capture rule
 (classic, escoba, asso piglia tutto, the 52-card pack) and each scoring.
@@ -30,6 +32,7 @@ from scopa_sim.cards import ITALIAN_40, mask_of
 from scopa_sim.engine import reference
 from scopa_sim.players import PLAYERS, LegalActions, Observation, Player, player
 from scopa_sim.rules import PRESETS, variant
+from scopa_sim.testing import check_player
 
 OPTION_SETS = {
     "default": {},
@@ -72,21 +75,6 @@ def rules(name: str, label: str):
 
 def lineup(v, name: str) -> list[Player]:
     return [conformance_player(name)] * v.n_sides
-
-
-def mixed_lineup(v, name: str) -> list[Player]:
-    """``name`` on side 0, the random and greedy players in turn on the other sides (fair and
-    cheap: a player that sees hidden cards on another side would spoil the hidden-card test)."""
-    others = [p for p in ("random", "greedy") if p != name]
-    return [conformance_player(name)] + [PLAYERS[others[k % len(others)]]
-                                         for k in range(v.n_sides - 1)]  # fmt: skip
-
-
-def assert_outcomes_equal(a, b) -> None:
-    for field in dataclasses.fields(a):
-        np.testing.assert_array_equal(
-            getattr(a, field.name), getattr(b, field.name), err_msg=field.name
-        )
 
 
 # Decision points built from the reference engine ----------------------------------------------
@@ -217,14 +205,60 @@ def decision_random(rows: int, play: int, seed: int = 3) -> seeding.DecisionRand
 
 
 # Conformance: every player x every preset x option sets ---------------------------------------
+#
+# The contract is checked once per player and rule case, by scopa_sim.testing.check_player (the
+# same function player authors run, so it is tested on every registered player here rather than
+# a second time in tests/test_testing.py): legal integer indices, determinism, independence of
+# the batch (rows, batch sizes, sub-ranges, games), blindness to hidden cards, the fused row
+# policy against act, and explain. Its run and hidden-card checks replace this file's own copies
+# of them (deterministic and batch-size invariant runs; packs with the hidden cards rearranged):
+# check_player plays the same lineups (the player everywhere, and on side 0 against random),
+# with the same comparisons and a stricter hidden-card rule (the first differing move must be
+# made by a seat whose own hand differs). What is left here is what check_player does not do:
+# decision points from random reference deals (states the player's own play may never reach),
+# built by this file from the reference engine rather than by the batch engine.
+
+
+def contract_cases() -> list:
+    """(player, preset, option label) for check_player: non-search players on every preset with
+    the default rules and with forced capture, plus the fewest-cards/last-play-scopa set on three
+    presets; search players on every preset with the default rules, plus two option sets."""
+    cases = []
+    for who in PLAYER_NAMES:
+        labels = ["default"] if who in SEARCH else ["default", "forced"]
+        cases += [(who, name, label) for name in PRESETS for label in labels]
+        extra = (
+            [("classic", "forced"), ("scopone-scientifico", "fewest-last-scopa")]
+            if who in SEARCH
+            else [(n, "fewest-last-scopa")
+                  for n in ("classic-4p", "asso-piglia-tutto", "scopone-scientifico")]
+        )  # fmt: skip
+        cases += [(who, name, label) for name, label in extra]
+    return [pytest.param(*c, id=f"{c[0]}-{c[1]}-{c[2]}") for c in cases]
+
+
+@pytest.mark.parametrize(("who", "name", "label"), contract_cases())
+def test_every_player_keeps_the_contract_on_every_preset(who, name, label):
+    p = conformance_player(who)
+    report = check_player(p, [rules(name, label)], deals=budget(who, 32, 32, 4), seed=2024)
+    assert report.variants == (rules(name, label).describe(),)
+    assert report.blind == (who not in SEEING)
+    assert report.pairs > 0 or who in SEEING
+    assert report.explain == callable(getattr(p, "explain", None))
+    assert report.fused == (p.fused_code is not None)
+    assert report.decisions > 0 and report.deals > 0
 
 
 @pytest.mark.parametrize("who", PLAYER_NAMES)
 @pytest.mark.parametrize(("name", "label"), RULE_CASES)
 def test_act_returns_one_legal_index_per_row(who, name, label):
-    v, by_play = decision_points(name, label, budget(who, 60, 60, 6))
+    """On decision points of random reference deals (not of the player's own play): one legal
+    integer index per row, deterministic, independent of the other rows. Search players get
+    the first 4 points of each play index (each decision costs them thousands of rollouts)."""
+    v, by_play = decision_points(name, label, 24)
     p = conformance_player(who)
     for play, points in sorted(by_play.items()):
+        points = points[:4] if who in SEARCH else points
         obs, legal = batch(v, points)
         if who not in SEEING:
             obs = dataclasses.replace(obs, hidden_hands=None, hidden_pack=None)
@@ -242,61 +276,6 @@ def test_act_returns_one_legal_index_per_row(who, name, label):
             obs.take(subset), legal.take(subset), decision_random(rows, play).subset(subset)
         )
         np.testing.assert_array_equal(part, choice[subset])
-
-
-@pytest.mark.parametrize("who", PLAYER_NAMES)
-@pytest.mark.parametrize(("name", "label"), RULE_CASES)
-def test_runs_are_deterministic_and_batch_size_invariant(who, name, label):
-    v = rules(name, label)
-    n = budget(who, 1500, 300, 12)
-    for players in (lineup(v, who), mixed_lineup(v, who)):
-        deals = range(0, n)
-        whole = api.play_deals(v, players, deals=deals, seed=2024, batch_size=len(deals))
-        for size in (n // 3, 1024, 1024):  # 1024 twice: the same call gives the same result
-            run = api.play_deals(v, players, deals=deals, seed=2024, batch_size=size)
-            assert_outcomes_equal(run, whole)
-        # A sub-range is the same deals as in the whole run.
-        tail = api.play_deals(v, players, deals=range(n // 2, n), seed=2024, batch_size=n // 4)
-        assert_outcomes_equal(tail, whole.take(slice(n // 2, n)))
-        # Games too: a game does not depend on how many others are in flight.
-        g = budget(who, 40, 10, 2)
-        games = api.play_games(v, players, games=g, seed=99, batch_size=g)
-        assert_outcomes_equal(api.play_games(v, players, games=g, seed=99, batch_size=1), games)
-
-
-@pytest.mark.parametrize("who", PLAYER_NAMES)
-@pytest.mark.parametrize(("name", "label"), RULE_CASES)
-def test_players_cannot_see_hidden_cards(who, name, label):
-    """Packs identical in the table and the hands already seen, but with the other hands and the
-    stock rearranged: every move made before a hidden card could show is the same. (Not for a
-    player that declares it sees the hidden cards.)"""
-    if who in SEEING:
-        pytest.skip(f"{who} declares sees_hidden_cards: an upper bound, not a fair player")
-    v = rules(name, label)
-    players = mixed_lineup(v, who)
-    rng = random.Random(17)
-    n, hand, n_cards = v.n_players, v.hands[0], v.pack.n_cards
-    base = [rng.sample(range(n_cards), n_cards) for _ in range(budget(who, 25, 25, 6))]
-    base_moves = [r.moves for r in api.play_packs(v, players, base, seed=8)]
-    # Keep the table and the first hands of seats 0..s; rearrange everything after them.
-    # (s = n - 1 keeps every first hand and rearranges only the stock.)
-    for s in range(n):
-        keep = v.table_cards + hand * (s + 1)
-        if keep == n_cards:
-            continue  # scopone-like deals have no hidden stock
-        other = []
-        for pack in base:
-            rest = pack[keep:]
-            while rest == pack[keep:]:
-                rest = rng.sample(rest, len(rest))
-            other.append(pack[:keep] + rest)
-        for k, record in enumerate(api.play_packs(v, players, other, seed=8)):
-            if record.throw_in:
-                continue
-            known = s + 1 if s < n - 1 else n * hand  # moves made before a hidden card shows
-            assert record.moves[:known] == base_moves[k][:known], (
-                f"seat {s}: pack {k} moves differ though the player's information is the same"
-            )
 
 
 @pytest.mark.parametrize("who", PLAYER_NAMES)
