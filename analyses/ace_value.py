@@ -1,10 +1,11 @@
 """What is an ace worth for primiera?
 
 A side's primiera takes its best card in each suit (7 = 21, 6 = 18, ace = 16, 5 = 15, ...,
-docs/rules.md §5), so an ace counts only in a suit where the side has neither the seven nor the six.
-This page measures, on independent deals of classic Scopa, how the chance of winning the primiera
-point moves with the number of aces a side captured once its sevens and sixes are held fixed, and
-what one more ace is worth in points over the opponent.
+docs/rules.md §5), so an ace should count only in a suit where the side has neither the seven nor
+the six. Counting which sides hold aces only shows what goes with aces; this page changes who
+holds an ace and measures what changes: at the end of a deal (the ace moved to the other pile and
+the deal rescored) and before play (the deal replayed with the ace dealt to the other side), by
+the situation of the ace's suit.
 """
 
 from __future__ import annotations
@@ -16,71 +17,80 @@ import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 
+from analyses import _card_interventions as ci
 from analyses._common import Run, count_rank, main, players_sentence, reproduce, require
+from scopa_sim import interventions as iv
 from scopa_sim import reporting, stats
 
-RUN = "classic-deals"
+RUN = ci.RUN
+PACK = ci.PACK
+ACES = [PACK.card(s, 1) for s in range(4)]
 MIN_CELL = 200  # a (sevens, sixes, aces) cell needs this many side-deals to be shown
-STRATA_SHOWN = 4  # strata drawn and fitted one by one: those where aces move the primiera most
-CONTESTED = 0.05  # ... by at least this much between their lowest and highest ace counts
 RANKS = range(5)  # 0..4 cards of a rank
+#: The ace's suit, from the side's point of view: (holds its seven, holds its six).
+SITUATIONS = ((False, False), (False, True), (True, False), (True, True))
+SITUATION_NAMES = {
+    (False, False): "neither the seven nor the six",
+    (False, True): "the six, not the seven",
+    (True, False): "the seven, not the six",
+    (True, True): "both the seven and the six",
+}
+SITUATION_KEYS = {
+    (False, False): "neither",
+    (False, True): "six",
+    (True, False): "seven",
+    (True, True): "both",
+}
 
 QUESTION = (
-    "What is an ace worth for primiera? How does the chance of winning the primiera point change "
-    "with the number of aces a side captures, holding its sevens and sixes fixed, and how many "
-    "points is one more ace worth in the deal?"
+    "What is an ace worth for primiera? How many points, and how much of the primiera point, "
+    "does a side gain by holding an ace rather than letting the other side hold it, at the end "
+    "of a deal and when the cards are dealt, depending on whether it holds that suit's seven or "
+    "six?"
 )
-METHOD = (
-    f"Each side of each of the independent deals of run {RUN} is one observation: we count its "
-    "captured aces, sevens and sixes from the card bitmask and tabulate the share of sides that "
-    "win the primiera point in every (sevens, sixes, aces) cell, with Wilson intervals (cells with "
-    f"fewer than {MIN_CELL} side-deals are left blank). The marginal value of an ace is the slope "
-    "of a linear regression of the primiera point (a linear probability model) and, separately, of "
-    "the side's points minus its opponent's points in the deal, on the number of aces with a "
-    "fixed effect for every (sevens, sixes) pair (25 dummies, absorbed by demeaning within each "
-    "pair, which gives the same slope by Frisch-Waugh-Lovell), with standard errors clustered by "
-    "deal because a deal's two sides are mirror images. In a two-sided deal the opponent holds the "
-    "aces the side lacks, so the points-difference slope is the swing from moving one ace from the "
-    "opponent to the side (half of it is the side's own share)."
-)
+
+
+def method(deals: int, replayed: int, games: str) -> str:
+    return (
+        f"Captured value (exact rescoring): for each of the {deals:,} independent deals of run "
+        f"{RUN} and each ace a side captured, the ace is moved to the other side's pile and the "
+        "deal is scored again by the engine's scoring (scope unchanged); the value is the "
+        "capturer's deal points with the ace minus without it (the cards, coins and primiera "
+        "points can move), and separately its primiera point and its margin over the other side. "
+        "Every captured ace of every deal counts once; the mean's 95% interval is clustered by "
+        "deal (the aces of one deal share it). Dealt value (paired replays): the first "
+        f"{replayed:,} deals of the run are played again by the same players on the same random "
+        "numbers, once as dealt and once with the ace exchanged for a card of the other side's "
+        "hands drawn at random (a dedicated random stream); aces dealt to the table are not "
+        "replayed. The value is the side's points (primiera point, margin) as dealt minus with "
+        "the exchange, so it is the ace's worth against an average card of the opponent's hand, "
+        "play included; intervals are clustered by deal. The change in the chance to win a game "
+        "reads both arms' scores after the deal in a table W(own score, other score) of the "
+        f"chance to win from the scores at the start of a deal, estimated from the games of run "
+        f"{games} (both sides of every deal pooled, whatever the deal number or dealer; a deal "
+        "that ends the game counts 1 or 0). W is an estimate from 1M games, taken as known here: "
+        "its own error (well below 0.01 in the cells used) is not in the intervals. The suit "
+        "situation is what the side held of the ace's suit: captured (rescoring) or dealt to its "
+        "hands (replays). The strata table at the end is descriptive: it shows what goes with "
+        "aces, not what an ace causes."
+    )
 
 
 def _sides(run: Run) -> pl.LazyFrame:
-    """One row per side per deal: aces, sevens, sixes, primiera point, margin over the opponent."""
-    deal = ["game", "deal"]
-    points = pl.col("points").cast(pl.Int32)
+    """One row per side per deal: aces, sevens, sixes captured and the primiera point."""
     return run.scan().select(
-        *deal,
+        "game",
+        "deal",
         "side",
         pl.col("pt_primiera").cast(pl.Int32).alias("won"),
-        (2 * points - points.sum().over(deal)).alias("margin"),
         count_rank(1).alias("aces"),
         count_rank(7).alias("sevens"),
         count_rank(6).alias("sixes"),
     )
 
 
-def _check_two_sides(run: Run) -> int:
-    """The number of deals; every deal must have exactly two sides (the margin needs it)."""
-    shape = (
-        run.scan()
-        .group_by("game", "deal")
-        .agg(pl.len().alias("rows"))
-        .select(
-            pl.len().alias("deals"),
-            pl.col("rows").min().alias("lo"),
-            pl.col("rows").max().alias("hi"),
-        )
-        .collect()
-        .row(0, named=True)
-    )
-    if shape["lo"] != 2 or shape["hi"] != 2:
-        raise ValueError(f"run {run.name} does not have exactly two sides in every deal")
-    return int(shape["deals"])
-
-
 def cells(run: Run) -> pl.DataFrame:
-    """Side-deals and primiera wins per (sevens, sixes, aces), sorted."""
+    """Side-deals and primiera wins per (sevens, sixes, aces), sorted (descriptive)."""
     return (
         _sides(run)
         .group_by("sevens", "sixes", "aces")
@@ -90,77 +100,104 @@ def cells(run: Run) -> pl.DataFrame:
     )
 
 
-def marginal(run: Run) -> dict[str, stats.Estimate]:
-    """Slope per ace of the primiera point and of the points margin, within (sevens, sixes)."""
-    strata = ["sevens", "sixes"]
-
-    def within(name: str) -> pl.Expr:
-        x = pl.col(name).cast(pl.Float64)
-        return (x - x.mean().over(strata)).alias(name)
-
-    frame = (
-        _sides(run)
-        .select(
-            (pl.col("game") * 1024 + pl.col("deal").cast(pl.Int64)).alias("unit"),
-            within("aces"),
-            within("won"),
-            within("margin"),
-        )
-        .collect()
-    )
-    x = frame["aces"].to_numpy()[:, None]
-    groups = frame["unit"].to_numpy()
-    return {
-        outcome: stats.ols(frame[outcome].to_numpy(), x, ["aces"], groups=groups)["aces"]
-        for outcome in ("won", "margin")
-    }
-
-
-def per_stratum(run: Run, strata: list[tuple[int, int]]) -> dict[tuple[int, int], stats.Estimate]:
-    """Slope per ace of the primiera point within each given (sevens, sixes) stratum."""
-    if not strata:
-        return {}
-    wanted = pl.lit(False)
-    for sevens, sixes in strata:
-        wanted = wanted | ((pl.col("sevens") == sevens) & (pl.col("sixes") == sixes))
-    frame = (
-        _sides(run)
-        .filter(wanted)
-        .select(
-            (pl.col("game") * 1024 + pl.col("deal").cast(pl.Int64)).alias("unit"),
-            "sevens",
-            "sixes",
-            "aces",
-            "won",
-        )
-        .collect()
-    )
-    out = {}
-    for (sevens, sixes), part in frame.group_by("sevens", "sixes", maintain_order=True):
-        x = np.column_stack([np.ones(len(part)), part["aces"].to_numpy().astype(np.float64)])
-        fit = stats.ols(
-            part["won"].to_numpy(), x, ["const", "aces"], groups=part["unit"].to_numpy()
-        )
-        out[int(sevens), int(sixes)] = fit["aces"]
-    return dict(sorted(out.items()))
-
-
-def _contested(est: dict) -> list[tuple[int, int]]:
-    """The (sevens, sixes) strata where aces move the primiera most (largest range over aces)."""
-    spread = {}
-    for (sevens, sixes, _), e in est.items():
-        lo, hi = spread.get((sevens, sixes), (1.0, 0.0))
-        spread[sevens, sixes] = (min(lo, e.value), max(hi, e.value))
-    ranked = sorted(spread, key=lambda k: (-(spread[k][1] - spread[k][0]), k))
-    return [k for k in ranked if spread[k][1] - spread[k][0] >= CONTESTED][:STRATA_SHOWN]
-
-
 def _cell_estimates(table: pl.DataFrame) -> dict[tuple[int, int, int], stats.Estimate]:
     return {
         (r["sevens"], r["sixes"], r["aces"]): stats.proportion_ci(r["wins"], r["n"])
         for r in table.iter_rows(named=True)
         if r["n"] >= MIN_CELL
     }
+
+
+def _suit_holds(piles: np.ndarray, ace: int) -> tuple[np.ndarray, np.ndarray]:
+    """Whether each pile holds the seven and the six of the ace's suit."""
+    suit = PACK.suit(ace)
+    seven = np.uint64(1) << np.uint64(PACK.card(suit, 7))
+    six = np.uint64(1) << np.uint64(PACK.card(suit, 6))
+    return (piles & seven) != 0, (piles & six) != 0
+
+
+def captured_aces(run: Run) -> dict[str, np.ndarray]:
+    """One row per captured ace of the run: deal, capturer's value (points, margin, primiera
+    point) and whether the capturer holds the suit's seven and six."""
+    piles = ci.piles(run)
+    values = iv.captured_values(
+        ci.run_variant(run), piles.captured, piles.scope, piles.stopped, ACES
+    )
+    out: dict[str, list] = {k: [] for k in ("game", "points", "margin", "primiera", "seven", "six")}
+    for j, ace in enumerate(ACES):
+        rows = np.flatnonzero(values.capturer[:, j] >= 0)
+        side = values.capturer[rows, j].astype(np.int64)
+        seven, six = _suit_holds(piles.captured[rows, side], ace)
+        out["game"].append(piles.game[rows])
+        out["points"].append(values.points[rows, j])
+        out["margin"].append(values.margin[rows, j])
+        out["primiera"].append(values.primiera[rows, j])
+        out["seven"].append(seven)
+        out["six"].append(six)
+    return {k: np.concatenate(v) for k, v in out.items()} | {"deals": len(piles.game)}
+
+
+def dealt_aces(pairs: iv.DealtPairs, table: iv.WinTable) -> dict[str, np.ndarray]:
+    """One row per replayed ace: with-minus-without points, margin, primiera point, win chance
+    at each of ``ci.STARTS``, and whether the side was dealt the suit's seven and six."""
+    rows = np.flatnonzero(np.isin(pairs.card, ACES))
+    sub = iv.DealtPairs(**{f: getattr(pairs, f)[rows] for f in iv.DealtPairs.__dataclass_fields__})
+    seven = np.zeros(len(rows), bool)
+    six = np.zeros(len(rows), bool)
+    for ace in ACES:
+        mine = sub.card == ace
+        seven[mine], six[mine] = _suit_holds(sub.dealt[mine], ace)
+    pw, po = sub.points_with.astype(np.int64), sub.points_without.astype(np.int64)
+    ow, oo = sub.other_with.astype(np.int64), sub.other_without.astype(np.int64)
+    out = {
+        "game": sub.game,
+        "points": pw - po,
+        "margin": (pw - ow) - (po - oo),
+        "primiera": sub.primiera_with.astype(np.int64) - sub.primiera_without,
+        "seven": seven,
+        "six": six,
+    }
+    for start in ci.STARTS:
+        out[f"win.{start[0]}-{start[1]}"] = ci.win_change(sub, table, start)
+    return out
+
+
+def _by_situation(rows: dict, measure: str) -> dict[tuple[bool, bool], stats.Estimate]:
+    out = {}
+    for situation in SITUATIONS:
+        mask = (rows["seven"] == situation[0]) & (rows["six"] == situation[1])
+        out[situation] = ci.mean_by_deal(rows[measure][mask], rows["game"][mask])
+    return out
+
+
+def _bars(captured: dict, dealt: dict) -> plt.Figure:
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
+    width = 0.38
+    x = np.arange(len(SITUATIONS))
+    for ax, measure, title in zip(
+        axes, ("points", "primiera"), ("deal points", "primiera point"), strict=True
+    ):
+        for k, (label, table, colour) in enumerate(
+            [("captured (rescored)", captured, "#2b5d8a"), ("dealt (replayed)", dealt, "#d08c2b")]
+        ):
+            est = [table[measure][s] for s in SITUATIONS]
+            ax.bar(
+                x + (k - 0.5) * width,
+                [e.value for e in est],
+                width,
+                yerr=[[e.value - e.low for e in est], [e.high - e.value for e in est]],
+                capsize=3,
+                color=colour,
+                label=label,
+            )
+        ax.axhline(0, color="#888", lw=1)
+        ax.set_xticks(x, [SITUATION_NAMES[s].replace(", ", ",\n") for s in SITUATIONS], fontsize=8)
+        ax.set_title(f"Value of an ace in {title}")
+        ax.grid(axis="y", alpha=0.3)
+    axes[0].set_ylabel("with the ace minus without, 95% CI")
+    axes[0].legend(frameon=False, fontsize=8)
+    fig.tight_layout()
+    return fig
 
 
 def _heatmap(est: dict) -> plt.Figure:
@@ -195,40 +232,76 @@ def _heatmap(est: dict) -> plt.Figure:
     return fig
 
 
-def _lines(est: dict, strata: list[tuple[int, int]]) -> plt.Figure:
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for i, (sevens, sixes) in enumerate(strata):
-        keys = [(sevens, sixes, a) for a in RANKS if (sevens, sixes, a) in est]
-        xs = np.array([k[2] for k in keys], dtype=float) + (i - (len(strata) - 1) / 2) * 0.06
-        ys = np.array([est[k].value for k in keys])
-        err = np.array(
-            [[est[k].value - est[k].low for k in keys], [est[k].high - est[k].value for k in keys]]
-        )
-        ax.errorbar(
-            xs, ys, yerr=err, marker="o", capsize=3, label=f"{sevens} sevens, {sixes} sixes"
-        )
-    ax.set_xticks(list(RANKS))
-    ax.set_xlabel("aces captured")
-    ax.set_ylabel("P(primiera point), 95% CI")
-    ax.set_ylim(0, 1)
-    ax.grid(alpha=0.3)
-    ax.legend(frameon=False, fontsize=8)
-    fig.tight_layout()
-    return fig
+def _share(rows: dict) -> dict[tuple[bool, bool], float]:
+    n = len(rows["game"])
+    return {
+        s: float(((rows["seven"] == s[0]) & (rows["six"] == s[1])).sum() / n) for s in SITUATIONS
+    }
 
 
 def build(data: Path) -> reporting.Page:
     """What is an ace worth for primiera?"""
     run = require(data, RUN)
-    deals = _check_two_sides(run)
-    table = cells(run)
-    est = _cell_estimates(table)
-    slopes = marginal(run)
+    table, games = ci.win_table(data)
+    captured = captured_aces(run)
+    deals = captured.pop("deals")
+    pairs = ci.replays(data, run)
+    dealt = dealt_aces(pairs, table)
+    replayed = int(pairs.game.max()) + 1
+    wins = [f"win.{a}-{b}" for a, b in ci.STARTS]
 
-    strata = _contested(est)
-    within = per_stratum(run, strata)
+    cap = {
+        m: ci.mean_by_deal(captured[m], captured["game"]) for m in ("points", "margin", "primiera")
+    }
+    dea = {
+        m: ci.mean_by_deal(dealt[m], dealt["game"]) for m in ("points", "margin", "primiera", *wins)
+    }
+    cap_sit = {m: _by_situation(captured, m) for m in ("points", "primiera")}
+    dea_sit = {m: _by_situation(dealt, m) for m in ("points", "primiera")}
+    cap_share, dea_share = _share(captured), _share(dealt)
 
-    counts = {(r["sevens"], r["sixes"], r["aces"]): r["n"] for r in table.iter_rows(named=True)}
+    def pct(e: stats.Estimate) -> stats.Estimate:
+        return stats.Estimate(100 * e.value, 100 * e.low, 100 * e.high, e.n)
+
+    overall = reporting.Table(
+        "Value of an ace to the side holding it (with minus without), all aces pooled, 95% CI "
+        "clustered by deal",
+        ["measure", "captured (exact rescoring)", "dealt (paired replays)"],
+        [
+            ["deal points", reporting.ci(cap["points"]), reporting.ci(dea["points"])],
+            ["primiera point", reporting.ci(cap["primiera"]), reporting.ci(dea["primiera"])],
+            [
+                "margin over the other side",
+                reporting.ci(cap["margin"]),
+                reporting.ci(dea["margin"]),
+            ],
+            *[
+                [
+                    f"chance to win the game from {w[4:]} (percentage points)",
+                    "—",
+                    reporting.ci(pct(dea[w]), 2),
+                ]
+                for w in wins
+            ],
+            ["aces", f"{cap['points'].n:,}", f"{dea['points'].n:,}"],
+        ],
+    )
+    situation = reporting.Table(
+        "Value of an ace by what the side holds of the ace's suit (captured: in its pile; "
+        "dealt: in its hands), 95% CI clustered by deal",
+        ["the side holds", "share (captured)", "captured: points", "captured: primiera point",
+         "share (dealt)", "dealt: points", "dealt: primiera point"],
+        [
+            [SITUATION_NAMES[s], f"{cap_share[s]:.3f}", reporting.ci(cap_sit["points"][s]),
+             reporting.ci(cap_sit["primiera"][s]), f"{dea_share[s]:.3f}",
+             reporting.ci(dea_sit["points"][s]), reporting.ci(dea_sit["primiera"][s])]
+            for s in SITUATIONS
+        ],
+    )  # fmt: skip
+
+    strata = cells(run)
+    est = _cell_estimates(strata)
+    counts = {(r["sevens"], r["sixes"], r["aces"]): r["n"] for r in strata.iter_rows(named=True)}
     rows = []
     for sevens in RANKS:
         for sixes in RANKS:
@@ -240,88 +313,84 @@ def build(data: Path) -> reporting.Page:
                 + [reporting.ci(est[k]) if (k := (sevens, sixes, a)) in est else "—" for a in RANKS]
             )
     cell_table = reporting.Table(
-        f"P(primiera point) by aces captured, per (sevens, sixes) captured, Wilson 95% CI "
-        f"(— : fewer than {MIN_CELL} side-deals)",
+        f"Share of sides winning the primiera point by aces, sevens and sixes captured "
+        f"(descriptive), Wilson 95% CI (— : fewer than {MIN_CELL} side-deals)",
         ["sevens", "sixes", "side-deals", *[f"{a} aces" for a in RANKS]],
         rows,
     )
 
-    won, margin = slopes["won"], slopes["margin"]
-    share = stats.Estimate(margin.value / 2, margin.low / 2, margin.high / 2, margin.n)
-    slope_table = reporting.Table(
-        "Marginal value of one more ace, with a fixed effect per (sevens, sixes), "
-        "clustered by deal",
-        ["outcome", "per ace [95% CI]", "side-deals"],
-        [
-            ["P(primiera point)", reporting.ci(won, 4), f"{won.n:,}"],
-            ["points minus opponent's points (swing)", reporting.ci(margin), f"{margin.n:,}"],
-            ["side's own share (half the swing)", reporting.ci(share), f"{margin.n:,}"],
-        ],
-    )
-    stratum_table = reporting.Table(
-        "Slope of P(primiera point) per ace within the strata where aces matter most",
-        ["sevens", "sixes", "per ace [95% CI]", "side-deals"],
-        [[str(k[0]), str(k[1]), reporting.ci(e, 4), f"{e.n:,}"] for k, e in within.items()],
-    )
+    none, seven = cap_sit["points"][False, False], cap_sit["points"][True, False]
+    win0 = pct(dea[wins[0]])
     finding = (
-        f"Holding sevens and sixes fixed, each extra ace raises a side's chance of the primiera "
-        f"point by {100 * won.value:.1f} [{100 * won.low:.1f}, {100 * won.high:.1f}] percentage "
-        f"points on average"
+        f"A captured ace is worth {reporting.ci(cap['points'], 2)} points to its capturer at the "
+        f"end of a deal ({reporting.ci(cap['primiera'], 2)} of them through the primiera point): "
+        f"{reporting.ci(none, 2)} when the side holds neither that suit's seven nor its six, "
+        f"{reporting.ci(seven, 2)} when it holds the seven. Dealt to a side in place of one of "
+        f"the opponent's cards, an ace changes its deal points by "
+        f"{reporting.ci(dea['points'], 2)} and its chance to win a game from 0-0 by "
+        f"{reporting.ci(win0, 2)} percentage points."
     )
-    if within:
-        (sevens, sixes), top = next(iter(sorted(within.items(), key=lambda kv: -kv[1].value)))
-        finding += (
-            f" ({100 * top.value:.1f} [{100 * top.low:.1f}, {100 * top.high:.1f}] with {sevens} "
-            f"sevens and {sixes} sixes)"
-        )
-    finding += (
-        f" and its margin over the opponent by {margin.value:.3f} "
-        f"[{margin.low:.3f}, {margin.high:.3f}] points per deal."
-    )
+    findings = [
+        reporting.Finding(f"ace.captured.{m}", cap[m], unit)
+        for m, unit in (("points", "points per deal"), ("margin", "points per deal"),
+                        ("primiera", "primiera points per deal"))
+    ] + [
+        reporting.Finding(f"ace.dealt.{m}", dea[m], unit)
+        for m, unit in (("points", "points per deal"), ("margin", "points per deal"),
+                        ("primiera", "primiera points per deal"))
+    ] + [
+        reporting.Finding(f"ace.dealt.{w}", dea[w], "probability") for w in wins
+    ] + [
+        reporting.Finding(f"ace.{kind}.{m}.{SITUATION_KEYS[s]}", table_[m][s], unit)
+        for kind, table_ in (("captured", cap_sit), ("dealt", dea_sit))
+        for m, unit in (("points", "points per deal"), ("primiera", "primiera points per deal"))
+        for s in SITUATIONS
+    ]  # fmt: skip
+    provenance = run.provenance(deals)
+    provenance["deals replayed"] = f"{replayed:,}"
     return reporting.Page(
         slug="ace-value",
         title="What is an ace worth for primiera?",
         question=QUESTION,
-        method=f"{METHOD} {players_sentence([run])}",
+        method=f"{method(deals, replayed, games.name)} {players_sentence([run, games])}",
         finding=finding,
         sections=[
             reporting.Section(
-                "Primiera point by aces, sevens and sixes",
-                "An ace is the third-best primiera card, so it helps only in suits where the side "
-                "has neither the seven nor the six. Sevens decide most primiere outright; aces "
-                "matter where the sevens are split and the sixes decide the rest.",
+                "An ace's value, by intervention",
+                "Captured value: what the ace adds at the end of the deal, everything else the "
+                "two sides captured unchanged. Besides the primiera it counts towards the cards "
+                "point (and the ace of coins towards the coins point). Dealt value: what holding "
+                "the ace from the deal on is worth against an average card of the opponent's "
+                "hand, the play that follows included; an ace is a weak capturing card, so this "
+                "can be below zero even where the primiera gains.",
+                figures=[
+                    reporting.Figure(
+                        "Value of an ace by what the side holds of its suit: deal points and the "
+                        "primiera point, captured and dealt, 95% CI clustered by deal",
+                        reporting.svg(_bars(cap_sit, dea_sit)),
+                    )
+                ],
+                tables=[overall, situation],
+            ),
+            reporting.Section(
+                "Aces, sevens and sixes together (descriptive)",
+                "How often sides win the primiera point given the aces, sevens and sixes they "
+                "captured. These cells compare different deals, so they show what goes with "
+                "aces, not what an ace does: the intervention section above answers that.",
                 figures=[
                     reporting.Figure(
                         "Share of sides winning the primiera point, by sevens (rows) and sixes "
                         f"(columns) captured, one panel per number of aces (grey: < {MIN_CELL} "
                         "side-deals)",
                         reporting.svg(_heatmap(est)),
-                    ),
-                    reporting.Figure(
-                        "P(primiera point) against aces captured in the (sevens, sixes) strata "
-                        "where aces move it most, with Wilson 95% intervals",
-                        reporting.svg(_lines(est, strata)),
-                    ),
+                    )
                 ],
                 tables=[cell_table],
             ),
-            reporting.Section(
-                "Marginal value of an ace",
-                "Slopes of linear regressions on the number of aces captured with one fixed effect "
-                "per (sevens, sixes) pair; the average slope mixes the many strata where the "
-                "primiera is already decided (slope near 0) with the few where aces decide it. "
-                "The points slope is an ace's total association with the margin given sevens "
-                "and sixes: it includes the cards and coins points an ace counts towards and "
-                "whatever else comes with capturing more cards (the card-values page holds every "
-                "other card fixed instead). The two sides of a deal share a cell of the table "
-                "above only when each holds two sevens, two sixes and two aces; there their "
-                "outcomes are negatively correlated (at most one wins), so that cell's interval "
-                "is conservative.",
-                tables=[slope_table, stratum_table],
-            ),
         ],
-        data=[run.provenance(deals)],
+        data=[provenance, games.provenance()],
         reproduce=reproduce("ace_value"),
+        findings=findings,
     )
 
 

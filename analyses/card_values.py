@@ -1,9 +1,11 @@
-"""How many points is each card worth to the side that captures it?
+"""How many points is each card worth to the side that holds it?
 
-Regresses the points margin of a deal (side 0 minus side 1) on 40 indicators "side 0 captured
-card c", from the captured-cards bitmask of independent deals of classic Scopa. In a two-sided
-deal the other side holds every card side 0 does not, so each coefficient is the swing in the
-margin from holding the card rather than letting the opponent hold it, every other card fixed.
+Each of the 40 cards is valued by intervention, not by regression: at the end of a deal (the card
+moved from its capturer's pile to the other side's and the deal rescored exactly) and at the deal
+(the deal replayed by the same players on the same random numbers with the card dealt to the other
+side in exchange for one of its cards). The scoring is not additive (thresholds for cards and
+coins, a per-suit maximum for the primiera), so a coefficient on card indicators is not a card's
+value; these differences are. The 40 cards are ranked with intervals that hold jointly.
 """
 
 from __future__ import annotations
@@ -13,39 +15,53 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
-import polars as pl
 
-from analyses._common import Run, has_card, main, players_sentence, reproduce, require
+from analyses import _card_interventions as ci
+from analyses._common import main, players_sentence, reproduce, require
+from scopa_sim import interventions as iv
 from scopa_sim import reporting, stats
-from scopa_sim.cards import ITALIAN_40
 
-RUN = "classic-deals"
-PACK = ITALIAN_40
-#: Deals used, the first ones by number: statsmodels' OLS on all 1M x 42 takes ~10 s here, on
-#: 400k ~2 s (x2 with robust intervals), and 400k deals give intervals of about +-0.005.
-MAX_DEALS = 400_000
+RUN = ci.RUN
+PACK = ci.PACK
+#: Deals rescored for the captured values, the first ones by number: every card 40 times over
+#: 200k deals is about 2 s; the intervals are then about +-0.003 points.
+CAPTURED_DEALS = 200_000
 RANK_NAMES = ("", "ace", "2", "3", "4", "5", "6", "7", "fante", "cavallo", "re")
 SETTEBELLO = PACK.card(0, 7)
+#: The page's family of intervals: per card the captured value, the dealt value and the dealt
+#: change in the chance to win from 0-0. All are Bonferroni-adjusted to hold jointly at 95 %.
+MEASURES = ("captured", "dealt", "win")
+FAMILY = len(MEASURES) * PACK.n_cards
+LEVEL = ci.simultaneous(stats.LEVEL, FAMILY)
+START = ci.STARTS[0]
 
 QUESTION = (
-    "How many points is each card worth to the side that captures it, all other cards being equal?"
+    "How many points is each card worth to the side that holds it, at the end of a deal and "
+    "when it is dealt?"
 )
 
 
-def method(deals: int, total: int) -> str:
+def method(deals: int, total: int, replayed: int, games: str) -> str:
     used = f"all {deals:,} deals" if deals == total else f"the first {deals:,} of {total:,} deals"
     return (
-        f"One row per deal of run {RUN} ({used}, numbered in the order played, so the subset is "
-        "deterministic), from side 0's point of view: the outcome is side 0's points minus side "
-        "1's, regressed by OLS on an intercept, an indicator that side 0 dealt, and 40 indicators "
-        "'side 0 captured card c' read from the bitmask (heteroskedasticity-robust intervals, "
-        "every deal its own cluster; deals are independent). Because the two sides' captures "
-        "partition the pack, a coefficient is the swing in the margin when side 0 rather than side "
-        "1 holds the card, every other card unchanged; we report half of it as the card's value "
-        "to its capturer, the points it moves from one side to the other on a zero-sum split (the "
-        "settebello point alone is worth 1 on this scale and 2 as a swing). The 40 indicators are "
-        "not collinear with the intercept because the number of cards captured varies; the design "
-        "matrix is checked to have full column rank."
+        f"Captured value (exact rescoring), over {used} of run {RUN}: for each deal and each "
+        "card a side captured, the card is moved to the other side's pile and the deal scored "
+        "again by the engine's scoring, scope unchanged; the value is the capturer's deal points "
+        "with the card minus without it, averaged over the deals (deals are independent, one "
+        f"value per card per deal). Dealt value (paired replays), over the first {replayed:,} "
+        "deals of the run: each deal is played again by the same players on the same random "
+        "numbers with the card exchanged for a card of the other side's hands drawn at random "
+        "(a dedicated random stream); the value is the side's deal points as dealt minus with "
+        "the exchange, i.e. against an average card of the opponent's hand, play included "
+        "(cards dealt to the table are not replayed). Win chance: the same pairs read through "
+        "W(own, other), the chance to win from the scores at the start of a deal estimated from "
+        f"the games of run {games} (both sides pooled; a deal that ends the game counts 1 or 0), "
+        f"from {START[0]}-{START[1]}; W is taken as known. One family of {FAMILY} intervals: "
+        f"every card's captured value, dealt value and win change, each a t interval at level "
+        f"1 - 0.05/{FAMILY} (Bonferroni), so that all {FAMILY} hold together with probability at "
+        "least 95%. A card's rank range lists the ranks compatible with those intervals: from 1 "
+        "plus the number of cards whose interval lies wholly above its own, to 40 minus the "
+        "number wholly below."
     )
 
 
@@ -55,203 +71,194 @@ def card_name(card: int) -> str:
     return f"{RANK_NAMES[PACK.rank(card)]} {PACK.suit_names[PACK.suit(card)]}"
 
 
-def fit(run: Run, max_deals: int = MAX_DEALS) -> tuple[dict[str, stats.Estimate], int, int]:
-    """Swing coefficients by name ("const", "dealer", "c0".."c39"), deals used, deals in run."""
-    scan = run.scan().select("game", "deal", "side", "dealer", "points", "captured")
-    shape = (
-        scan.group_by("game", "deal")
-        .agg(
-            pl.len().alias("rows"),
-            pl.col("side").min().alias("lo"),
-            pl.col("side").max().alias("hi"),
-        )
-        .select(
-            pl.len().alias("deals"),
-            (pl.col("rows") == 2).all().alias("two_rows"),
-            ((pl.col("lo") == 0) & (pl.col("hi") == 1)).all().alias("sides_01"),
-        )
-        .collect()
-        .row(0, named=True)
-    )
-    if not (shape["two_rows"] and shape["sides_01"]):
-        raise ValueError(f"run {run.name} does not have exactly sides 0 and 1 in every deal")
-    total = int(shape["deals"])
-    side0 = scan.filter(pl.col("side") == 0).sort("game", "deal").head(max_deals)
-    side1 = scan.filter(pl.col("side") == 1).select(
-        "game", "deal", pl.col("points").alias("points_1")
-    )
-    frame = (
-        side0.join(side1, on=["game", "deal"], how="left", validate="1:1", maintain_order="left")
-        .select(
-            (pl.col("points").cast(pl.Float64) - pl.col("points_1").cast(pl.Float64)).alias("y"),
-            pl.col("dealer").cast(pl.Int8),
-            *[has_card(c).alias(f"c{c}") for c in range(PACK.n_cards)],
-        )
-        .collect()
-    )
-    names = ["dealer", *[f"c{c}" for c in range(PACK.n_cards)]]
-    x = np.empty((len(frame), len(names) + 1), dtype=np.float64)
-    x[:, 0] = 1.0
-    x[:, 1:] = frame.select(names).to_numpy()
-    rank = np.linalg.matrix_rank(x.T @ x)
-    if rank < x.shape[1]:
-        raise ValueError(f"the design has rank {rank} < {x.shape[1]} columns; too few deals?")
-    y = frame["y"].to_numpy()
-    est = stats.ols(y, x, ["const", *names], groups=np.arange(len(y)))
-    return est, len(y), total
+def captured(run, deals: int = CAPTURED_DEALS, level: float = LEVEL):
+    """Each card's captured value (points, with its interval at ``level``); deals used, total."""
+    total = int(run.config["count"])
+    piles = ci.piles(run, min(deals, total))
+    values = iv.captured_values(ci.run_variant(run), piles.captured, piles.scope, piles.stopped)
+    out = {}
+    for card in range(PACK.n_cards):
+        held = values.capturer[:, card] >= 0
+        out[card] = stats.mean_ci(values.points[held, card], level)
+    return out, len(piles.game), total
 
 
-def halve(e: stats.Estimate) -> stats.Estimate:
-    return stats.Estimate(e.value / 2, e.low / 2, e.high / 2, e.n)
+def dealt(pairs: iv.DealtPairs, table: iv.WinTable, level: float = LEVEL):
+    """Each card's dealt value in points and its change in the chance to win from ``START``."""
+    points = pairs.points_with.astype(np.int64) - pairs.points_without
+    win = ci.win_change(pairs, table, START)
+    value, chance = {}, {}
+    for card in range(PACK.n_cards):
+        rows = pairs.card == card
+        value[card] = stats.mean_ci(points[rows], level)
+        chance[card] = stats.mean_ci(win[rows], level)
+    return value, chance
 
 
-def values(est: dict[str, stats.Estimate]) -> dict[int, stats.Estimate]:
-    """Each card's value to its capturer: half the swing."""
-    return {c: halve(est[f"c{c}"]) for c in range(PACK.n_cards)}
+def rank_ranges(est: dict[int, stats.Estimate]) -> dict[int, tuple[int, int]]:
+    """The ranks (1 = most valuable) each card's simultaneous interval allows."""
+    out = {}
+    for c, e in est.items():
+        above = sum(o.low > e.high for d, o in est.items() if d != c)
+        below = sum(o.high < e.low for d, o in est.items() if d != c)
+        out[c] = (1 + above, len(est) - below)
+    return out
 
 
-def _heatmap(value: dict[int, stats.Estimate]) -> plt.Figure:
-    grid = np.array([[value[PACK.card(s, r)].value for r in range(1, 11)] for s in range(4)])
-    fig, ax = plt.subplots(figsize=(9, 3.2))
-    image = ax.imshow(grid, cmap="viridis", aspect="auto")
-    for s in range(4):
-        for r in range(10):
-            v = grid[s, r]
-            ax.text(
-                r,
-                s,
-                f"{v:.2f}",
-                ha="center",
-                va="center",
-                fontsize=9,
-                color="white" if v < 0.6 * grid.max() else "black",
-            )
-    ax.set_xticks(range(10), RANK_NAMES[1:])
-    ax.set_yticks(range(4), PACK.suit_names)
-    ax.set_xlabel("rank")
-    fig.colorbar(image, ax=ax, label="points to the capturer")
+def _span(r: tuple[int, int]) -> str:
+    return str(r[0]) if r[0] == r[1] else f"{r[0]}-{r[1]}"
+
+
+def _heatmaps(cap: dict, deal: dict) -> plt.Figure:
+    fig, axes = plt.subplots(1, 2, figsize=(13, 3.4))
+    for ax, est, title in zip(
+        axes, (cap, deal), ("captured (end of the deal)", "dealt (play included)"), strict=True
+    ):
+        grid = np.array([[est[PACK.card(s, r)].value for r in range(1, 11)] for s in range(4)])
+        image = ax.imshow(grid, cmap="viridis", aspect="auto")
+        for s in range(4):
+            for r in range(10):
+                v = grid[s, r]
+                light = v < grid.min() + 0.6 * (grid.max() - grid.min())
+                ax.text(r, s, f"{v:.2f}", ha="center", va="center", fontsize=8,
+                        color="white" if light else "black")  # fmt: skip
+        ax.set_xticks(range(10), RANK_NAMES[1:], fontsize=8)
+        ax.set_yticks(range(4), PACK.suit_names)
+        ax.set_title(title)
+        fig.colorbar(image, ax=ax, label="points")
     fig.tight_layout()
     return fig
 
 
-def _forest(value: dict[int, stats.Estimate]) -> plt.Figure:
-    order = sorted(value, key=lambda c: (value[c].value, -c))
+def _forest(cap: dict, deal: dict) -> plt.Figure:
+    order = sorted(cap, key=lambda c: (deal[c].value, -c))
     fig, ax = plt.subplots(figsize=(7, 9))
     y = np.arange(len(order))
-    est = [value[c] for c in order]
-    ax.errorbar(
-        [e.value for e in est],
-        y,
-        xerr=[[e.value - e.low for e in est], [e.high - e.value for e in est]],
-        fmt="o",
-        ms=4,
-        color="#2b5d8a",
-        capsize=2,
-    )
+    for est, shift, colour, label in (
+        (cap, -0.15, "#2b5d8a", "captured"),
+        (deal, 0.15, "#d08c2b", "dealt"),
+    ):
+        e = [est[c] for c in order]
+        ax.errorbar(
+            [x.value for x in e],
+            y + shift,
+            xerr=[[x.value - x.low for x in e], [x.high - x.value for x in e]],
+            fmt="o",
+            ms=3,
+            color=colour,
+            capsize=2,
+            label=label,
+        )
     ax.set_yticks(y, [card_name(c) for c in order], fontsize=8)
     ax.axvline(0, color="#888", lw=1, ls="--")
-    ax.set_xlabel("points to the capturer (half the swing), 95% CI")
+    ax.set_xlabel(f"points with the card minus without, simultaneous 95% CI ({FAMILY} intervals)")
+    ax.legend(frameon=False, fontsize=8, loc="lower right")
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     return fig
 
 
 def build(data: Path) -> reporting.Page:
-    """How many points is each card worth to the side that captures it?"""
+    """How many points is each card worth to the side that holds it?"""
     run = require(data, RUN)
-    est, deals, total = fit(run)
-    value = values(est)
-    share = (
-        run.scan()
-        .filter(pl.col("side") == 0)
-        .sort("game", "deal")
-        .head(deals)
-        .select(has_card(c).alias(f"c{c}").mean() for c in range(PACK.n_cards))
-        .collect()
-        .row(0)
-    )
-    order = sorted(value, key=lambda c: (-value[c].value, c))
+    table, games = ci.win_table(data)
+    cap, deals, total = captured(run)
+    pairs = ci.replays(data, run)
+    replayed = int(pairs.game.max()) + 1
+    deal, win = dealt(pairs, table)
+    cap_rank, deal_rank = rank_ranges(cap), rank_ranges(deal)
+
+    def pct(e: stats.Estimate) -> stats.Estimate:
+        return stats.Estimate(100 * e.value, 100 * e.low, 100 * e.high, e.n)
+
+    order = sorted(cap, key=lambda c: (-deal[c].value, c))
     card_table = reporting.Table(
-        "Value of each card to its capturer (half the swing) and the swing in the margin, 95% CI",
-        ["card", "side 0 captured it", "value to capturer", "swing (side 0 - side 1)"],
+        f"Every card's value to the side holding it, simultaneous 95% CI ({FAMILY} intervals, "
+        "Bonferroni), and the ranks (1 = most valuable) the intervals allow",
+        ["card", "captured: points", "rank", "dealt: points", "rank",
+         f"dealt: win chance from {START[0]}-{START[1]} (pp)", "pairs replayed"],
         [
-            [card_name(c), f"{share[c]:.3f}", reporting.ci(value[c]), reporting.ci(est[f"c{c}"])]
+            [card_name(c), reporting.ci(cap[c]), _span(cap_rank[c]), reporting.ci(deal[c]),
+             _span(deal_rank[c]), reporting.ci(pct(win[c]), 2), f"{deal[c].n:,}"]
             for c in order
         ],
-    )
+    )  # fmt: skip
     by_rank = []
     for r in range(1, PACK.ranks + 1):
-        others = [value[PACK.card(s, r)].value for s in range(1, 4)]
+        cards = [PACK.card(s, r) for s in range(4)]
         by_rank.append(
             [
                 RANK_NAMES[r],
-                f"{value[PACK.card(0, r)].value:.3f}",
-                f"{np.mean(others):.3f}",
-                f"{min(others):.3f} to {max(others):.3f}",
+                f"{cap[cards[0]].value:.3f}",
+                f"{np.mean([cap[c].value for c in cards[1:]]):.3f}",
+                f"{deal[cards[0]].value:.3f}",
+                f"{np.mean([deal[c].value for c in cards[1:]]):.3f}",
             ]
         )
     rank_table = reporting.Table(
-        "Values by rank: the coins card and the mean of the other three suits",
-        ["rank", "coins", "other suits (mean)", "other suits (range)"],
+        "Values by rank: the coins card and the mean of the other three suits (points)",
+        ["rank", "captured: coins", "captured: other suits", "dealt: coins", "dealt: other suits"],
         by_rank,
     )
-    controls = reporting.Table(
-        "Other coefficients (on the swing scale)",
-        ["term", "estimate [95% CI]"],
-        [
-            [
-                "intercept (side 0 leads and holds no card: an extrapolation)",
-                reporting.ci(est["const"]),
-            ],
-            ["side 0 dealt (plays last)", reporting.ci(est["dealer"])],
-        ],
-    )
-    best = order[0]
-    sevens = [value[PACK.card(s, 7)].value for s in range(1, 4)]
-    faces = [value[PACK.card(s, r)].value for s in range(1, 4) for r in (8, 9, 10)]
-    sb = value[SETTEBELLO]
+
+    top_dealt = max(deal, key=lambda c: (deal[c].value, -c))
+    low_dealt = min(deal, key=lambda c: (deal[c].value, c))
+    sb, sb_deal = cap[SETTEBELLO], deal[SETTEBELLO]
     finding = (
-        f"The settebello is worth {sb.value:.2f} [{sb.low:.2f}, {sb.high:.2f}] points to the side "
-        f"that captures it"
-        + (
-            " (the most of any card)"
-            if best == SETTEBELLO
-            else f" ({card_name(best)} is worth more)"
-        )
-        + f", a plain seven {np.mean(sevens):.2f} and a plain face card {np.mean(faces):.2f} on "
-        "average."
+        f"Captured, the settebello is worth {reporting.ci(sb, 2)} points to its capturer at the "
+        f"end of a deal (rank {_span(cap_rank[SETTEBELLO])} of 40); dealt, the most valuable "
+        f"card is the {card_name(top_dealt)} ({reporting.ci(deal[top_dealt], 2)} points against "
+        f"an average card of the opponent's hand) and the least the {card_name(low_dealt)} "
+        f"({reporting.ci(deal[low_dealt], 2)}); intervals hold jointly at 95% over the page's "
+        f"{FAMILY}."
     )
+    if top_dealt != SETTEBELLO:
+        finding += f" The settebello dealt: {reporting.ci(sb_deal, 2)}."
+    findings = []
+    for c in range(PACK.n_cards):
+        code = PACK.code(c)
+        findings += [
+            reporting.Finding(f"card.captured.points.{code}", cap[c], "points per deal"),
+            reporting.Finding(f"card.dealt.points.{code}", deal[c], "points per deal"),
+            reporting.Finding(
+                f"card.dealt.win.{START[0]}-{START[1]}.{code}", win[c], "probability"
+            ),
+        ]
     provenance = run.provenance(total)
-    provenance["deals used"] = f"{deals:,}"
+    provenance["deals rescored"] = f"{deals:,}"
+    provenance["deals replayed"] = f"{replayed:,}"
     return reporting.Page(
         slug="card-values",
         title="What is each card worth?",
         question=QUESTION,
-        method=f"{method(deals, total)} {players_sentence([run])}",
+        method=f"{method(deals, total, replayed, games.name)} {players_sentence([run, games])}",
         finding=finding,
         sections=[
             reporting.Section(
                 "Card values",
-                "Every card is worth something through the cards point (most cards); coins add "
-                "the coins point, sevens, sixes and aces the primiera, and the settebello its own "
-                "point. Values are conditional on the other 39 cards, so a card's share in "
-                "sweeps (scope) or in the primiera is what it adds given who holds the rest.",
+                "Captured value: what the card adds at the end of the deal, everything else "
+                "captured unchanged (the cards point, coins, the settebello, the primiera). Dealt "
+                "value: what holding the card from the deal on is worth against an average card "
+                "of the opponent's hand, with the play it changes; low cards that capture little "
+                "can be worth less than that average. Intervals and ranks are simultaneous over "
+                f"the page's {FAMILY} intervals.",
                 figures=[
                     reporting.Figure(
-                        "Value of each card to its capturer (points per deal, half the swing), by "
-                        "suit and rank",
-                        reporting.svg(_heatmap(value)),
+                        "Value of each card (points, with the card minus without), by suit and "
+                        "rank: captured and dealt",
+                        reporting.svg(_heatmaps(cap, deal)),
                     ),
                     reporting.Figure(
-                        "All 40 cards, sorted, with 95% confidence intervals",
-                        reporting.svg(_forest(value)),
+                        "All 40 cards, sorted by dealt value, with simultaneous 95% intervals",
+                        reporting.svg(_forest(cap, deal)),
                     ),
                 ],
-                tables=[rank_table, card_table, controls],
+                tables=[card_table, rank_table],
             )
         ],
-        data=[provenance],
+        data=[provenance, games.provenance()],
         reproduce=reproduce("card_values"),
+        findings=findings,
     )
 
 

@@ -391,8 +391,12 @@ def clustered_mean(values, clusters, level: float = stats.LEVEL) -> stats.Estima
     deal): the ratio of per-cluster sums to per-cluster counts, linearised per cluster
     (``stats.linearised_ratio``). ``n`` is the number of values."""
     values = np.asarray(values, np.float64)
-    _, index = np.unique(np.asarray(clusters), return_inverse=True)
-    sums = np.bincount(index, weights=values)
+    clusters = np.asarray(clusters)
+    if clusters.dtype.kind in "iu" and len(clusters) and clusters.min() >= 0:
+        index = clusters  # whole numbers (deal numbers): no sort needed
+    else:
+        _, index = np.unique(clusters, return_inverse=True)
     counts = np.bincount(index)
-    est = stats.mean_ci(stats.linearised_ratio(sums, counts), level)
+    sums = np.bincount(index, weights=values)[counts > 0]
+    est = stats.mean_ci(stats.linearised_ratio(sums, counts[counts > 0]), level)
     return stats.Estimate(est.value, est.low, est.high, len(values))

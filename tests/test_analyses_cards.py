@@ -1,20 +1,12 @@
-"""The card analyses (ace value, card values) recover known answers from a synthetic run.
+"""The card pages (ace value, card values) measure values by intervention on small real runs.
 
-The fake run deals each card to side 0 or side 1 by a fair coin and scores each side by a known
-rule, so every coefficient the analyses estimate has a true value to compare with:
-
-* primiera point: Bernoulli(0.1 + 0.05 aces + 0.1 sevens), independently for each side;
-* points: primiera point + settebello + 1 per ace + 2 for the seven of cups + noise (0 or 1).
-
-Then, holding sevens and sixes fixed, an ace adds 0.05 to P(primiera point) and 2 + 2 x 0.05 = 2.1
-to the side's margin (the opponent holds the other aces). Card by card (half the swing in
-side 0's margin): each ace 1 + 0.05 = 1.05, the settebello 1 + 0.1, the seven of cups 2 + 0.1,
-the other sevens 0.1, every other card 0.
-
-The data come from one fixed seed, so a check "the truth lies in the 95 % interval" would fail for
-about one seed in twenty per check; each check instead allows two half-widths (about four
-standard errors), which a correct estimator passes for practically every seed and a biased one
-(an effect missed, halved or doubled) does not.
+A fixture plays two small runs as ``make simulate`` would (greedy against greedy): independent
+deals (``classic-deals``) and whole games (``classic-greedy``, for the win-chance table). The
+pages' numbers are then checked against independent computations: the captured values against
+the reference engine's scoring of each pile with the card moved, the dealt values against a fresh
+set of paired replays, and the simultaneous intervals against their Bonferroni level. The pages
+render offline and deterministically, reuse their cached replays and refuse a cache that no
+longer matches the run.
 """
 
 from __future__ import annotations
@@ -24,108 +16,51 @@ import re
 import numpy as np
 import polars as pl
 import pytest
+from scipy import stats as sps
 
+from analyses import _card_interventions as ci
 from analyses import ace_value, card_values
 from analyses._common import MissingData, require
-from scopa_sim import stats, storage
+from scopa_sim import interventions as iv
+from scopa_sim import runner, stats
 from scopa_sim.cards import ITALIAN_40 as PACK
-from scopa_sim.reporting import render_page
+from scopa_sim.engine import reference
+from scopa_sim.players import player
+from scopa_sim.reporting import page_json, render_page
+from scopa_sim.rules import variant
 
-DEALS = 20_000
-SEVEN_OF_CUPS = PACK.card(1, 7)
-ACES = [PACK.card(s, 1) for s in range(4)]
-SEVENS = [PACK.card(s, 7) for s in range(4)]
-SIXES = [PACK.card(s, 6) for s in range(4)]
-
-
-def covers(estimate, truth: float) -> bool:
-    """``truth`` within two half-widths of the 95 % interval (about four standard errors)."""
-    return abs(estimate.value - truth) < 2 * estimate.half_width
-
-
-def true_value(card: int) -> float:
-    if card in ACES:
-        return 1.05
-    if card == card_values.SETTEBELLO:
-        return 1.1
-    if card == SEVEN_OF_CUPS:
-        return 2.1
-    if card in SEVENS:
-        return 0.1
-    return 0.0
-
-
-def _side_rows(rng, held: np.ndarray, game: np.ndarray, side: int) -> dict:
-    aces, sevens = held[:, ACES].sum(1), held[:, SEVENS].sum(1)
-    primiera = (rng.random(len(held)) < 0.1 + 0.05 * aces + 0.1 * sevens).astype(np.int64)
-    settebello = held[:, card_values.SETTEBELLO].astype(np.int64)
-    noise = rng.integers(0, 2, len(held))
-    points = primiera + settebello + aces + 2 * held[:, SEVEN_OF_CUPS] + noise
-    mask = (held.astype(np.uint64) << np.arange(PACK.n_cards, dtype=np.uint64)).sum(1)
-    zeros = np.zeros(len(held), dtype=np.int64)
-    return {
-        "run": ["classic-deals"] * len(held),
-        "variant": ["classic"] * len(held),
-        "game": game,
-        "deal": zeros,
-        "side": zeros + side,
-        "strategy": ["greedy"] * len(held),
-        "dealer": (game % 2) != side,  # deal i is led by player i % 2
-        "first_dealer": (game % 2) != side,  # a --deals run: each deal is a game of its own
-        "cards": held.sum(1),
-        "coins": held[:, :10].sum(1),
-        "settebello": settebello.astype(bool),
-        "primiera": 70 * primiera,
-        "scope": noise,
-        "captured": mask,
-        "pt_cards": zeros,
-        "pt_coins": zeros,
-        "pt_settebello": settebello,
-        "pt_primiera": primiera,
-        "pt_scope": noise,
-        "pt_re_bello": zeros,
-        "pt_napola": zeros,
-        "points": points,
-        "score": points,
-        "final": np.zeros(len(held), dtype=bool),
-        "won": np.zeros(len(held), dtype=bool),
-        "redeals": zeros,
-    }
+DEALS = 2_000
+GAMES = 20_000
+SEED = 20261129
+CLASSIC = variant("classic")
 
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
     root = tmp_path_factory.mktemp("data")
-    rng = np.random.default_rng(20261129)
-    side0 = rng.random((DEALS, PACK.n_cards)) < 0.5
-    game = np.arange(DEALS, dtype=np.int64)
-    frames = [
-        pl.DataFrame(_side_rows(rng, held, game, side)) for side, held in enumerate((side0, ~side0))
-    ]
-    # columns the analyses do not read (pt_sevens, ...) are 0, as in a classic run
-    zero = [pl.lit(0).alias(c) for c in storage.SCHEMA if c not in frames[0].columns]
-    frame = (
-        pl.concat(frames)
-        .with_columns(zero)
-        .select(pl.col(name).cast(dtype) for name, dtype in storage.SCHEMA.items())
-        .sort("game", "deal", "side")
-    )
-    folder = root / "classic-deals"
-    folder.mkdir()
-    half = len(frame) // 2  # two chunks, as a real run has several files
-    frame[:half].write_parquet(storage.chunk_path(folder, 0))
-    frame[half:].write_parquet(storage.chunk_path(folder, 1))
-    config = {
-        "name": "classic-deals",
-        "mode": "deals",
-        "count": DEALS,
-        "variant": "classic",
-        "variant_label": "classic",
-        "players": ["greedy", "greedy"],
-        "seed": 20261129,
-    }
-    storage.write_manifest(folder, {"complete": True, "config": config, "schema_version": 1})
+    for name, mode, count in (
+        ("classic-deals", "deals", DEALS),
+        ("classic-greedy", "games", GAMES),
+    ):
+        config = runner.RunConfig.create(
+            variant="classic", players=["greedy", "greedy"], mode=mode, count=count,
+            seed=SEED, out=root / name, chunk_size=count // 2,
+        )  # fmt: skip
+        runner.run(config, progress=False)
     return root
+
+
+def _cards(mask: int) -> set[int]:
+    return {c for c in range(PACK.n_cards) if mask >> c & 1}
+
+
+def _reference_value(piles: list[set[int]], scope, side: int, card: int) -> int:
+    """The capturer's points with ``card`` minus with it moved, by the reference scoring."""
+    with_card = sum(reference.score_deal(CLASSIC, piles, scope)[side].values())
+    moved = [set(p) for p in piles]
+    moved[side].remove(card)
+    moved[1 - side].add(card)
+    return with_card - sum(reference.score_deal(CLASSIC, moved, scope)[side].values())
 
 
 def _no_external_urls(html: str) -> None:
@@ -140,60 +75,136 @@ def test_missing_run_is_reported(tmp_path):
             module.build(tmp_path)
 
 
-def test_ace_value_recovers_the_known_slopes(data):
+def test_captured_aces_are_the_reference_rescoring(data):
     run = require(data, "classic-deals")
-    slopes = ace_value.marginal(run)
-    won, margin = slopes["won"], slopes["margin"]
-    assert covers(won, 0.05), won
-    assert covers(margin, 2.1), margin
-    assert won.n == 2 * DEALS
-
-    strata = ace_value._contested(ace_value._cell_estimates(ace_value.cells(run)))
-    assert len(strata) == ace_value.STRATA_SHOWN
-    for stratum, slope in ace_value.per_stratum(run, strata).items():
-        assert covers(slope, 0.05), (stratum, slope)
-
-    table = ace_value.cells(run)
-    assert table["n"].sum() == 2 * DEALS
-    cell = table.filter(sevens=2, sixes=2, aces=2).row(0, named=True)
-    est = stats.proportion_ci(cell["wins"], cell["n"])
-    assert covers(est, 0.1 + 0.05 * 2 + 0.1 * 2), est
-
-
-def test_card_values_recovers_the_known_values(data):
-    run = require(data, "classic-deals")
-    est, deals, total = card_values.fit(run)
-    assert deals == total == DEALS
-    value = card_values.values(est)
-    for card, e in value.items():
-        assert covers(e, true_value(card)), (card_values.card_name(card), e)
-    assert covers(est["dealer"], 0.0), est["dealer"]
-    assert value[card_values.SETTEBELLO].half_width < 0.02  # precise enough to mean something
+    rows = ace_value.captured_aces(run)
+    assert rows.pop("deals") == DEALS
+    frame = run.scan().sort("game", "side").collect()
+    captured = frame["captured"].to_numpy().reshape(-1, 2)
+    scope = frame["scope"].to_numpy().reshape(-1, 2)
+    expected, games = [], []
+    for ace in ace_value.ACES:
+        for game in range(DEALS):
+            piles = [_cards(int(m)) for m in captured[game]]
+            side = 0 if ace in piles[0] else 1 if ace in piles[1] else -1
+            if side >= 0:
+                expected.append(_reference_value(piles, list(scope[game]), side, ace))
+                games.append(game)
+    assert np.array_equal(rows["game"], games)
+    assert np.array_equal(rows["points"], expected)
+    est = ci.mean_by_deal(rows["points"], rows["game"])
+    assert est.value == pytest.approx(np.mean(expected))
 
 
-def test_card_values_uses_a_deterministic_prefix(data):
-    run = require(data, "classic-deals")
-    est, deals, total = card_values.fit(run, max_deals=5_000)
-    assert (deals, total) == (5_000, DEALS)
-    again, _, _ = card_values.fit(run, max_deals=5_000)
-    assert est == again
-
-
-@pytest.mark.parametrize("module", [ace_value, card_values], ids=lambda m: m.__name__)
-def test_page_renders_offline_and_deterministically(data, module):
-    page = module.build(data)
+def test_ace_page_findings_render_and_cache(data, monkeypatch):
+    page = ace_value.build(data)
+    found = {f.name: f for f in page.findings}
+    for name in (
+        "ace.captured.points", "ace.captured.margin", "ace.captured.primiera",
+        "ace.dealt.points", "ace.dealt.margin", "ace.dealt.primiera",
+        "ace.dealt.win.0-0", "ace.dealt.win.8-8", "ace.captured.points.neither",
+        "ace.dealt.primiera.both",
+    ):  # fmt: skip
+        e = found[name].estimate
+        assert e.low <= e.value <= e.high and e.n > 0, name
+    # The finding sentence quotes the captured value with its interval.
+    cap = found["ace.captured.points"].estimate
+    assert f"{cap.value:.2f} [{cap.low:.2f}, {cap.high:.2f}]" in page.finding
     html = render_page(page)
-    assert page.question and page.method and page.finding
-    assert re.search(r"\[-?\d", page.finding), "the finding quotes a figure with its CI"
     assert "<svg" in html and "<table>" in html
-    assert page.data[0]["run"] == "classic-deals"
     _no_external_urls(html)
-    assert render_page(module.build(data)) == html
-    assert module.build.__doc__.splitlines()[0].endswith("?")
+    assert page_json(page)["findings"][0]["name"] == "ace.captured.points"
+    assert (data / "interventions" / "classic-deals-dealt.parquet").exists()
+
+    def boom(*a, **k):
+        raise AssertionError("replays recomputed")
+
+    monkeypatch.setattr(iv, "dealt_values", boom)
+    assert render_page(ace_value.build(data)) == html  # cached, and byte-identical
+    assert ace_value.build.__doc__.splitlines()[0].endswith("?")
+
+
+def test_card_values_are_the_interventions(data):
+    run = require(data, "classic-deals")
+    cap, deals, total = card_values.captured(run, level=stats.LEVEL)
+    assert deals == total == DEALS
+    frame = run.scan().sort("game", "side").collect()
+    captured = frame["captured"].to_numpy().reshape(-1, 2)
+    scope = frame["scope"].to_numpy().reshape(-1, 2)
+    for card in (card_values.SETTEBELLO, PACK.card(2, 1), PACK.card(3, 10)):
+        values = []
+        for game in range(DEALS):
+            piles = [_cards(int(m)) for m in captured[game]]
+            side = 0 if card in piles[0] else 1 if card in piles[1] else -1
+            if side >= 0:
+                values.append(_reference_value(piles, list(scope[game]), side, card))
+        assert cap[card].value == pytest.approx(np.mean(values)), card_values.card_name(card)
+        assert cap[card].n == len(values)
+
+    table, _ = ci.win_table(data)
+    fresh = iv.dealt_values(CLASSIC, [player("greedy")] * 2, SEED, range(DEALS), cards=[6, 30])
+    deal, win = card_values.dealt(ci.replays(data, run), table, level=stats.LEVEL)
+    for card in (6, 30):
+        rows = fresh.card == card
+        diff = fresh.points_with[rows].astype(int) - fresh.points_without[rows]
+        assert deal[card].value == pytest.approx(diff.mean())
+        assert deal[card].n == rows.sum()
+        assert -1 <= win[card].low <= win[card].value <= win[card].high <= 1
+
+
+def test_simultaneous_intervals_are_bonferroni(data):
+    run = require(data, "classic-deals")
+    wide, _, _ = card_values.captured(run)
+    narrow, _, _ = card_values.captured(run, level=0.95)
+    assert card_values.LEVEL == pytest.approx(1 - 0.05 / 120)
+    card = card_values.SETTEBELLO
+    n = narrow[card].n
+    ratio = sps.t.ppf(1 - 0.025 / 120, n - 1) / sps.t.ppf(0.975, n - 1)
+    assert wide[card].half_width == pytest.approx(ratio * narrow[card].half_width, rel=1e-6)
+
+
+def test_rank_ranges():
+    e = stats.Estimate
+    est = {
+        0: e(3, 2.9, 3.1, 9),
+        1: e(2, 1.5, 2.5, 9),
+        2: e(1.8, 1.0, 2.6, 9),
+        3: e(0, -0.1, 0.1, 9),
+    }
+    assert card_values.rank_ranges(est) == {0: (1, 1), 1: (2, 3), 2: (2, 3), 3: (4, 4)}
+
+
+def test_card_page_renders_with_every_finding(data):
+    page = card_values.build(data)
+    names = {f.name for f in page.findings}
+    for c in range(PACK.n_cards):
+        code = PACK.code(c)
+        assert {f"card.captured.points.{code}", f"card.dealt.points.{code}"} <= names
+    assert len(page.findings) == card_values.FAMILY
+    html = render_page(page)
+    assert "Bonferroni" in html and "<svg" in html
+    _no_external_urls(html)
+    assert re.search(r"\[-?\d", page.finding)
+
+
+def test_a_stale_replay_cache_is_refused(data, tmp_path):
+    run = require(data, "classic-deals")
+    pairs = ci.replays(data, run)
+    folder = data / "interventions"
+    frame = pl.read_parquet(folder / "classic-deals-dealt.parquet")
+    saved = frame.clone()
+    try:
+        tampered = frame.with_columns(pl.col("points_with") + 1)
+        tampered.write_parquet(folder / "classic-deals-dealt.parquet")
+        with pytest.raises(ValueError, match="do not match"):
+            ci.replays(data, run)
+    finally:
+        saved.write_parquet(folder / "classic-deals-dealt.parquet")
+    assert len(ci.replays(data, run)) == len(pairs)
 
 
 def test_card_names():
     assert card_values.card_name(card_values.SETTEBELLO) == "settebello"
-    assert card_values.card_name(SEVEN_OF_CUPS) == "7 cups"
+    assert card_values.card_name(PACK.card(1, 7)) == "7 cups"
     assert card_values.card_name(PACK.card(3, 1)) == "ace clubs"
     assert card_values.card_name(PACK.card(2, 10)) == "re swords"

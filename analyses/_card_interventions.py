@@ -1,0 +1,149 @@
+"""What the card pages (ace value, card values) share: the runs' piles as arrays, the cached
+paired replays, the win-chance table, and the interval helpers.
+
+The replays (``scopa_sim.interventions.dealt_values``) are kept under ``DATA/interventions/``
+with a manifest and recomputed only when missing or when what they depend on changed (seed,
+deals, players, variant, pack stream, data and intervention versions). The deal as played in
+every replay is checked against the run's own rows, so a cache that no longer matches the data
+is caught, not reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from analyses._common import Run, require
+from scopa_sim import interventions as iv
+from scopa_sim import stats
+from scopa_sim.cards import ITALIAN_40
+from scopa_sim.players import player
+from scopa_sim.rules import Variant, variant
+
+RUN = "classic-deals"  # independent deals, greedy against greedy
+GAMES = "classic-greedy"  # whole games, greedy against greedy: the win-chance table
+PACK = ITALIAN_40
+#: Deals replayed for the dealt values (every card of each): about 45,000 pairs per card,
+#: intervals of about +-0.02 points per card; ~15 s of one core the first time, then cached.
+REPLAY_DEALS = 50_000
+#: Starting scores at which the dealt value is turned into a change in the chance to win.
+STARTS = ((0, 0), (8, 8))
+
+
+@dataclass(frozen=True)
+class Piles:
+    """The run's deals as arrays, sorted by deal: each side's captured cards and scope."""
+
+    game: np.ndarray  # int64[B]
+    captured: np.ndarray  # uint64[B, 2]
+    scope: np.ndarray  # int16[B, 2]
+    stopped: np.ndarray  # bool[B]
+    points: np.ndarray  # int16[B, 2]: as the run recorded them
+
+
+def run_variant(run: Run) -> Variant:
+    return variant(run.config["variant"], run.config.get("options") or {})
+
+
+def piles(run: Run, deals: int | None = None) -> Piles:
+    """The first ``deals`` deals of a two-sided run (all by default), in deal order."""
+    # Only a deal under scopa_wins_immediately can stop; older runs have no ``stopped`` column.
+    stops = run_variant(run).scopa_wins_immediately
+    stopped = pl.col("stopped") if stops else pl.lit(False).alias("stopped")
+    scan = run.scan().select("game", "deal", "side", "captured", "scope", stopped, "points")
+    if deals is not None:
+        scan = scan.filter(pl.col("game") < deals)
+    frame = _in_order(scan.collect())
+    side = frame["side"].to_numpy()
+    game = frame["game"].to_numpy()
+    if len(frame) % 2 or not ((side[0::2] == 0).all() and (side[1::2] == 1).all()):
+        raise ValueError(f"run {run.name} does not have exactly sides 0 and 1 in every deal")
+    if not (game[0::2] == game[1::2]).all() or (frame["deal"].to_numpy() != 0).any():
+        raise ValueError(f"run {run.name} is not a run of independent deals")
+
+    def pair(name, dtype):
+        return frame[name].to_numpy().astype(dtype).reshape(-1, 2)
+
+    return Piles(
+        game[0::2].astype(np.int64),
+        pair("captured", np.uint64),
+        pair("scope", np.int16),
+        frame["stopped"].to_numpy()[0::2].astype(bool),
+        pair("points", np.int16),
+    )
+
+
+def _in_order(frame: pl.DataFrame) -> pl.DataFrame:
+    """Rows by (game, deal, side): runs are written so (chunks in order, rows sorted within),
+    which is checked; sorting millions of rows again would cost seconds."""
+    game, deal, side = (frame[c].to_numpy().astype(np.int64) for c in ("game", "deal", "side"))
+    if np.all(np.diff((game << 20) | (deal << 8) | side) > 0):  # deal < 4096, side < 256
+        return frame
+    return frame.sort("game", "deal", "side")
+
+
+def replays(data: Path, run: Run, deals: int = REPLAY_DEALS) -> iv.DealtPairs:
+    """Paired replays of the run's first ``deals`` deals, every card, with the run's players and
+    seed (cached), checked against the run: the deal as played is the deal the run recorded."""
+    specs = list(run.config["players"])
+    deals = min(deals, int(run.config["count"]))
+    pairs = iv.cached_dealt_values(
+        Path(data) / "interventions", f"{run.name}-dealt", run_variant(run),
+        [player(p) for p in specs], specs, int(run.config["seed"]), range(deals),
+    )  # fmt: skip
+    recorded = piles(run, deals)
+    at = np.searchsorted(recorded.game, pairs.game)
+    side = pairs.side.astype(np.int64)
+    if not (
+        np.array_equal(recorded.game[at], pairs.game)
+        and np.array_equal(recorded.points[at, side], pairs.points_with)
+        and np.array_equal(recorded.points[at, 1 - side], pairs.other_with)
+    ):
+        raise ValueError(
+            f"the replays in {data}/interventions/ do not match run {run.name}; delete them"
+        )
+    return pairs
+
+
+def win_table(data: Path) -> tuple[iv.WinTable, Run]:
+    """W(own, other) from the games of run ``GAMES``: both sides of every deal, scores before
+    the deal (``score - points``), and whether that side won its game."""
+    run = require(data, GAMES)
+    frame = run.scan().select("game", "deal", "side", "points", "score", "won")
+    frame = _in_order(frame.collect())
+    game, side = frame["game"].to_numpy(), frame["side"].to_numpy()
+    if len(frame) % 2 or not ((side[0::2] == 0).all() and (side[1::2] == 1).all()):
+        raise ValueError(f"run {run.name} does not have exactly sides 0 and 1 in every deal")
+    before = frame["score"].to_numpy().astype(np.int64) - frame["points"].to_numpy()
+    other = before.reshape(-1, 2)[:, ::-1].ravel()
+    won = frame["won"].to_numpy()
+    winner = np.full(int(game.max()) + 1, -1, np.int64)
+    winner[game[won]] = side[won]
+    table = iv.win_table(before, other, winner[game] == side, run_variant(run).target)
+    return table, run
+
+
+def win_change(pairs: iv.DealtPairs, table: iv.WinTable, start: tuple[int, int]) -> np.ndarray:
+    """Per pair: the side's chance to win after the deal with the card dealt minus without it,
+    from scores ``start`` (own, other) before the deal."""
+    own, other = start
+
+    def after(points, opp):
+        return iv.win_after(table, own + points.astype(np.int64), other + opp.astype(np.int64))
+
+    return after(pairs.points_with, pairs.other_with) - after(
+        pairs.points_without, pairs.other_without
+    )
+
+
+def simultaneous(level: float, family: int) -> float:
+    """Bonferroni: the per-interval level that makes ``family`` intervals hold jointly."""
+    return 1 - (1 - level) / family
+
+
+def mean_by_deal(values: np.ndarray, game: np.ndarray, level: float = stats.LEVEL):
+    """Mean with an interval clustered by deal (several cards of one deal are correlated)."""
+    return iv.clustered_mean(values, game, level)
