@@ -132,6 +132,117 @@ def test_deal_estimates_agree_with_the_api():
         assert got[(metric, "classic:target=16")].diff.value == 0.0
 
 
+def test_game_estimates_are_the_totals_of_the_api():
+    """In games mode a per-deal metric is a ratio: its total over all deals of all games divided
+    by the number of deals, exactly what api.play_games totals give on the same seed. A mean of
+    per-game means would differ, since games have different lengths."""
+    arms = ["classic", "classic:target=16"]
+    result = compare.compare(arms, ["random", "greedy"], mode="games", count=600, seed=13)
+    got = by_key(result)
+    for label in arms:
+        out = api.play_games(parse_variant(label), ["random", "greedy"], games=600, seed=13)
+        totals = out.totals.astype(float)
+        rows = np.arange(len(out))
+        dealer = totals[rows, out.dealer_side]
+        leader = totals[rows, 1 - out.dealer_side]
+        deals = len(out)
+        expect = {
+            "points_seat0": leader.sum() / deals,
+            "points_seat1": dealer.sum() / deals,
+            "dealer_edge": (dealer - leader).sum() / deals,
+            "scope": out.scope.sum() / deals,
+            "game_length": deals / 600,
+        }
+        for metric, value in expect.items():
+            assert got[(metric, label)].estimate.value == pytest.approx(value, rel=1e-12), metric
+        # the estimator that must not pass: the mean over games of each game's per-deal mean
+        per_game = np.bincount(out.game, weights=dealer - leader) / np.bincount(out.game)
+        assert abs(per_game.mean() - expect["dealer_edge"]) > 1e-6
+        assert got[("dealer_edge", label)].estimate.value != pytest.approx(per_game.mean())
+    # the paired difference is the difference of the two ratio estimates
+    diff = got[("scope", arms[1])].diff.value
+    assert diff == pytest.approx(
+        got[("scope", arms[1])].estimate.value - got[("scope", arms[0])].estimate.value, rel=1e-9
+    )
+
+
+# --precision ------------------------------------------------------------------------------------
+
+
+def test_precision_parsing():
+    p = compare.parse_precision("points=0.01,game_win=0.005")
+    assert p.target("points_seat0") == p.target("points_seat1") == (0.01, False)
+    assert p.target("game_win_seat1") == (0.005, False)
+    assert p.target("scope") is None and p.target("dealer_edge") is None
+    p = compare.parse_precision("1%")
+    assert p.target("scope") == (0.01, True) and p.target("game_length") == (0.01, True)
+    p = compare.parse_precision("0.05,points=1%")
+    assert p.target("points_seat1") == (0.01, True) and p.target("scope") == (0.05, False)
+    assert compare.parse_precision("0.02").target("game_win_seat0") == (0.02, False)
+    assert compare.parse_precision(0.02).default == (0.02, False)
+    assert compare.parse_precision(None) is None
+
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("points=", "cannot read"),
+        ("points=abc", "'abc' is not a number"),
+        ("points=-1", "must be positive"),
+        ("0%", "must be positive"),
+        ("inf", "must be positive"),
+        ("1,2", "at most one bare H"),
+        ("points=1,points=2", "given twice"),
+        ("points=1=2", "cannot read"),
+    ],
+)
+def test_precision_errors(text, fragment):
+    with pytest.raises(compare.RulesError, match=re.escape(fragment)) as err:
+        compare.parse_precision(text)
+    assert "--precision" in str(err.value)
+
+
+def test_precision_names_must_be_compared_metrics():
+    with pytest.raises(compare.RulesError, match="'game_win' names no compared metric"):
+        compare.compare(
+            FORCED, ["greedy"], mode="deals", count=100, seed=1, precision="game_win=0.01"
+        )
+
+
+def test_precision_per_metric_targets_only_its_metric():
+    """A loose target on scope alone stops long before a bare target as tight would: the other
+    metrics' intervals are left wider than it."""
+    arms = ["classic", "classic:forced_capture=true"]
+    kw = dict(mode="deals", count=500, seed=4, max_units=64_000)
+    scope_only = compare.compare(arms, ["random", "random"], precision="scope=0.05", **kw)
+    rows = [r for r in scope_only.rows if r.metric == "scope"]
+    assert all(e.half_width < 0.05 for r in rows for e in (r.estimate, r.diff) if e is not None)
+    others = [r.estimate.half_width for r in scope_only.rows if r.metric != "scope"]
+    assert max(others) >= 0.05  # no target there: not narrowed to 0.05
+    assert scope_only.units < 64_000
+    # a relative target: 2 % of the first arm's estimate, for every interval of the metric
+    rel = compare.compare(arms, ["random", "random"], precision="points=2%", **kw)
+    for r in (r for r in rel.rows if r.metric.startswith("points")):
+        first = next(x for x in rel.rows if x.metric == r.metric and x.diff is None)
+        target = 0.02 * abs(first.estimate.value)
+        assert r.estimate.half_width < target and (r.diff is None or r.diff.half_width < target)
+    assert rel.precision.met(rel)
+
+
+def test_cli_precision_per_metric_says_which_target_is_widest(capsys):
+    status, out, err = scopa_sim(
+        capsys, "compare", "classic", "classic:forced_capture=true", "--players", "random,random",
+        "--deals", "500", "--seed", "4", "--precision", "scope=0.05,points=1%", "--json",
+    )  # fmt: skip
+    assert status == 0, err
+    lines = err.splitlines()
+    assert lines and all("per arm: widest against its target: " in line for line in lines)
+    last = re.search(r"half-width ([\d.]+), target ([\d.]+)$", lines[-1])
+    assert float(last[1]) < float(last[2])
+    rows = strict_json(out)
+    assert all(r["n"] == rows[0]["n"] for r in rows)
+
+
 # a rule change with a known effect --------------------------------------------------------------
 
 
