@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from scopa_sim.cards import FRENCH_52
 from scopa_sim.rules.options import OPTIONS
-from scopa_sim.rules.variant import Capture, RulesError, Variant
+from scopa_sim.rules.variant import PRESET_DEFAULTS, Capture, RulesError, Variant
 
 #: Options every preset accepts.
 _COMMON = frozenset(
@@ -85,6 +85,8 @@ PRESET_HELP = {
     "scopa-52-3p": "52-card pub game, 3 players: four hands of 3, then a last hand of 4",
     "scopa-52-4p": "52-card pub game, 4 players each on their own; 4 hands",
 }
+
+PRESET_DEFAULTS.update(PRESETS)  # what Variant.describe compares options with
 
 
 def variant(name: str, options: Mapping[str, object] | None = None, **kwargs) -> Variant:

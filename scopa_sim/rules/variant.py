@@ -124,13 +124,17 @@ class Variant:
 
     def describe(self) -> str:
         """``name[:key=value,...]`` listing options that differ from the preset's defaults."""
-        from scopa_sim.rules.presets import PRESETS
-
-        base = PRESETS[self.name]
+        base = PRESET_DEFAULTS[self.name]
         changed = [
             f"{k}={_text(v)}" for k, v in self.options().items() if v != _plain(getattr(base, k))
         ]
         return self.name + (":" + ",".join(changed) if changed else "")
+
+
+#: Each preset's default rules by name, for :meth:`Variant.describe`. Filled by
+#: ``scopa_sim.rules.presets`` (which imports this module, and so is imported with the package
+#: before any variant can be described): the table lives above this module, which never imports it.
+PRESET_DEFAULTS: dict[str, Variant] = {}
 
 
 def _plain(value):
