@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from scopa_sim import seeding
+from scopa_sim import seeding, storage
 from scopa_sim.cards import cards_of
 from scopa_sim.engine import batch as engine
 from scopa_sim.engine import scoring
@@ -190,9 +190,6 @@ def play_packs(
 
 def replay_run_deal(folder, game: int, deal: int) -> DealRecord:
     """Replay deal ``deal`` of game ``game`` of a recorded run, exactly as it was played."""
-    from scopa_sim import storage
-    from scopa_sim.runner import RunConfig
-
     folder = Path(folder)
     manifest = storage.read_manifest(folder)
     if manifest is None:
@@ -201,13 +198,10 @@ def replay_run_deal(folder, game: int, deal: int) -> DealRecord:
         )
     # Packs and rows of another data version are not what this version would replay.
     storage.check_versions(folder, manifest)
+    # The manifest's configuration, as the runner checked and wrote it (runner.RunConfig.rules:
+    # the variant with its options; one player spec per side).
     cfg = manifest["config"]
-    config = RunConfig.create(
-        variant=cfg["variant"], options=cfg["options"], players=cfg["players"], mode=cfg["mode"],
-        count=cfg["count"], seed=cfg["seed"], out=folder, name=cfg["name"],
-        chunk_size=cfg["chunk_size"],
-    )  # fmt: skip
-    rules, players = resolve(config.rules(), config.players)
+    rules, players = resolve(variant(cfg["variant"], dict(cfg["options"])), list(cfg["players"]))
     rows = (
         pl.scan_parquet(folder)
         .filter((pl.col("game") == game) & (pl.col("deal") == deal))
@@ -217,17 +211,18 @@ def replay_run_deal(folder, game: int, deal: int) -> DealRecord:
     if rows.is_empty():
         raise RulesError(f"{folder} has no deal {deal} in game {game}; games run from 0")
     before = (rows["score"] - rows["points"]).to_numpy().astype(np.int16)
-    if config.mode == "deals":
+    if cfg["mode"] == "deals":
         before[:] = 0
     game_a, deal_a = np.array([game], np.int64), np.array([deal], np.int64)
     attempt = np.array([int(rows["redeals"][0])], np.int64)
+    seed = int(cfg["seed"])
     pack = seeding.packs(
-        seeding.stream_key(config.seed, seeding.PACKS), game_a, deal_a, attempt, rules.pack.n_cards
+        seeding.stream_key(seed, seeding.PACKS), game_a, deal_a, attempt, rules.pack.n_cards
     )
-    first = engine.first_dealers(rules, seeding.stream_key(config.seed, seeding.PACKS), game_a)
+    first = engine.first_dealers(rules, seeding.stream_key(seed, seeding.PACKS), game_a)
     offset = engine.seat_offsets(first, deal_a, rules.n_players)
     return record_deals(
-        rules, players, pack, seed=config.seed, game=game_a, deal=deal_a, offset=offset,
+        rules, players, pack, seed=seed, game=game_a, deal=deal_a, offset=offset,
         scores=before[None, :],
     )[0]  # fmt: skip
 
