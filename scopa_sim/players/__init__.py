@@ -15,6 +15,7 @@ from importlib.metadata import entry_points
 
 from scopa_sim.players.base import LegalActions, Observation, Player
 from scopa_sim.players.chitarrella import ChitarrellaPlayer
+from scopa_sim.players.compiled import COMPILED
 from scopa_sim.players.defensive import DefensivePlayer
 from scopa_sim.players.greedy import GreedyPlayer
 from scopa_sim.players.memory import MemoryPlayer
@@ -22,17 +23,10 @@ from scopa_sim.players.pimc import CheaterPlayer, PimcPlayer
 from scopa_sim.players.random import RandomPlayer
 from scopa_sim.rules import RulesError
 
+#: The named players: the compiled ones, then the search players (which roll out with them).
 PLAYERS: dict[str, Player] = {
-    p.name: p
-    for p in (
-        RandomPlayer(),
-        GreedyPlayer(),
-        DefensivePlayer(),
-        MemoryPlayer(),
-        ChitarrellaPlayer(),
-        PimcPlayer(),
-        CheaterPlayer(),
-    )
+    **COMPILED,
+    **{p.name: p for p in (PimcPlayer(), CheaterPlayer())},
 }
 
 

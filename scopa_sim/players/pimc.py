@@ -37,6 +37,7 @@ from scopa_sim.engine.kernels import (
     stack_scratch,
 )
 from scopa_sim.players.base import LegalActions, Observation, Player
+from scopa_sim.players.compiled import COMPILED
 from scopa_sim.players.tactics import unseen_cards
 from scopa_sim.rules import RulesError, Variant
 
@@ -296,10 +297,7 @@ class PimcPlayer(Player):
             raise RulesError(
                 f"pimc endgame (plays left solved exactly) runs 0..12, not {self.endgame}"
             )
-        # The default rollout is compiled; checking it here would import the registry while
-        # the registry builds this player.
-        if self.rollout != "greedy":
-            rollout_player(self.rollout)
+        rollout_player(self.rollout)
 
     def act(self, obs: Observation, legal: LegalActions, rng) -> np.ndarray:
         values = self.evaluate(obs, legal, rng)
@@ -503,14 +501,12 @@ class _Hidden:
 
 @cache
 def rollout_player(name: str) -> Player:
-    from scopa_sim.players import player
-
-    p = player(name)
-    if getattr(p, "fused_code", None) is None:
+    """The compiled player named ``name`` (:data:`scopa_sim.players.compiled.COMPILED`)."""
+    if name not in COMPILED:
         raise RulesError(
-            f"pimc rolls out with a compiled player (random, greedy, ...); {name!r} is not one"
+            f"pimc rolls out with a compiled player ({', '.join(COMPILED)}); {name!r} is not one"
         )
-    return p
+    return COMPILED[name]
 
 
 @dataclass(frozen=True)
@@ -526,8 +522,7 @@ class CheaterPlayer(PimcPlayer):
     def __post_init__(self):
         if self.samples != 1:
             raise RulesError("cheater searches the one true deal: samples is 1")
-        if self.rollout != "greedy":
-            rollout_player(self.rollout)
+        rollout_player(self.rollout)
 
     def _deals(self, obs: Observation, rng) -> _Hidden:
         if obs.hidden_hands is None or obs.hidden_pack is None:
