@@ -13,65 +13,25 @@ that player modulo the number of sides (partners sit opposite).
 from __future__ import annotations
 
 import dataclasses
-import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from scopa_sim import seeding
 from scopa_sim.engine import kernels, scoring
+from scopa_sim.engine.deals import (  # the shared data and helpers, re-exported
+    DealBatch,
+    DealState,
+    Step,
+    check_players,
+    opening_sweeps,
+    seat_sides,
+)
 from scopa_sim.engine.outcomes import DealOutcomes
 from scopa_sim.players.base import LegalActions, Observation, Player
 from scopa_sim.rules import CATEGORIES, FirstDealer, Variant
 
 _ONE = np.uint64(1)
-
-
-@dataclass(frozen=True)
-class Step:
-    """One play of a recorded batch: the legal actions offered and the one chosen, per row.
-
-    A row whose deal had already stopped (``scopa_wins_immediately``) has ``choice`` -1 and no
-    legal actions."""
-
-    seat: int
-    legal: LegalActions
-    choice: np.ndarray  # int64[B]
-    scopa: np.ndarray  # bool[B]
-
-
-@dataclass(frozen=True)
-class DealBatch:
-    """What one lockstep batch produced: captured cards and scope per side, and optionally the
-    full record of every play (for move logs and the reference-agreement tests)."""
-
-    captured: np.ndarray  # uint64[B, S], leftovers included
-    scope: np.ndarray  # int16[B, S]
-    leftovers: np.ndarray  # uint64[B]: cards that went to nobody
-    seat_side: np.ndarray  # int8[B, n_players]
-    opening: np.ndarray  # int8[B]: escobas the dealer's side took from the opening table
-    stopped_by: np.ndarray  # int8[B]: side that won outright by a scopa, else -1
-    steps: list[Step] | None
-    #: With ``play_batch(..., snapshot=k)``: every row's state just before play ``k``
-    #: (a ``fused.DealState``; rows stopped before then hold their state at the stop).
-    snapshot: object | None = None
-
-
-def check_players(variant: Variant, players: Sequence[Player]) -> tuple[Player, ...]:
-    players = tuple(players)
-    if len(players) != variant.n_sides:
-        raise ValueError(
-            f"{variant.name} has {variant.n_sides} sides: give {variant.n_sides} players, "
-            f"one per side (got {len(players)})"
-        )
-    return players
-
-
-def seat_sides(variant: Variant, offset: np.ndarray) -> np.ndarray:
-    """Side of each seat per row, ``int8[B, n]``, when seat 0 is player ``offset``."""
-    n = variant.n_players
-    return ((offset[:, None] + np.arange(n)[None, :]) % n % variant.n_sides).astype(np.int8)
 
 
 def first_dealers(variant: Variant, pack_key: np.uint64, game: np.ndarray) -> np.ndarray:
@@ -95,23 +55,6 @@ def throw_in_rows(variant: Variant, packs: np.ndarray) -> np.ndarray:
         return np.zeros(len(packs), bool)
     ranks = variant.pack.rank_of[packs[:, : variant.table_cards]]
     return (ranks == 10).sum(axis=1) >= 3
-
-
-def opening_sweeps(variant: Variant, packs: np.ndarray) -> np.ndarray:
-    """Escobas in each opening table (docs/rules.md §7): 1 when it sums to 15, 2 when it sums to 30
-    and splits into two sets of 15; ``int8[B]``, all 0 unless the variant has the rule."""
-    rows = len(packs)
-    if not variant.opening_sweep:
-        return np.zeros(rows, np.int8)
-    ranks = variant.pack.rank_of[packs[:, : variant.table_cards]].astype(np.int64)
-    total = ranks.sum(axis=1)
-    # A 30 splits into two 15s when some set holding the first card makes 15.
-    splits = np.zeros(rows, bool)
-    others = range(1, variant.table_cards)
-    for size in range(0, variant.table_cards - 1):
-        for rest in itertools.combinations(others, size):
-            splits |= ranks[:, [0, *rest]].sum(axis=1) == 15
-    return np.where(total == 15, 1, np.where((total == 30) & splits, 2, 0)).astype(np.int8)
 
 
 def deal_packs(variant: Variant, key: np.uint64, game: np.ndarray, deal: np.ndarray):
@@ -263,8 +206,6 @@ def play_batch(
 def _snapshot(
     packs, hands, table, captured, scope, played, last_capturer, play, seat_side, scores, keys
 ):  # fmt: skip
-    from scopa_sim.engine.fused import DealState
-
     return DealState(
         packs.copy(), hands.T.copy(), table.copy(), captured.T.copy(), scope.T.copy(),
         played.copy(), last_capturer.copy(), np.full(len(table), play, np.int64),

@@ -40,8 +40,9 @@ import numpy as np
 from numba import njit
 
 from scopa_sim import seeding
-from scopa_sim.engine import batch as lockstep
+from scopa_sim.engine import deals as lockstep  # the helpers the lockstep path shares
 from scopa_sim.engine import kernels
+from scopa_sim.engine.deals import DealState
 from scopa_sim.engine.kernels import (
     _card_captures,
     _popcount,
@@ -79,33 +80,6 @@ _SCRATCH = 64
 def fusable(players: Sequence[object]) -> bool:
     """Whether every player has a fused row policy (any object without one: no)."""
     return all(getattr(p, "fused_code", None) is not None for p in players)
-
-
-@dataclass(frozen=True)
-class DealState:
-    """Deals in progress, one row each, just before play ``play[b]`` of the deal.
-
-    The hand that play belongs to has been dealt (``hands``); the hands after it are dealt from
-    ``pack`` at their turn, exactly as from a full pack. Seats are in play order (seat 0 leads,
-    seat ``n_players - 1`` deals); sides are absolute. Rows must be deals still going on (not
-    stopped by ``scopa_wins_immediately``). ``batch.play_batch(..., snapshot=k)`` records the
-    state of every row at play ``k``.
-    """
-
-    pack: np.ndarray  # int8[B, cards]: the deal's pack in canonical order (docs/rules.md §2)
-    hands: np.ndarray  # uint64[B, n_players]: each seat's hand
-    table: np.ndarray  # uint64[B]
-    captured: np.ndarray  # uint64[B, S]: each side's captures so far
-    scope: np.ndarray  # int16[B, S]: scope so far (opening escobas included)
-    played: np.ndarray  # uint64[B]: cards played from hands so far
-    last_capturer: np.ndarray  # int8[B]: side of the last capture, -1 if none yet
-    play: np.ndarray  # int64[B]: the next play (0 .. plays; plays: the deal is fully played)
-    seat_side: np.ndarray  # int8[B, n_players]: the side of each seat
-    scores: np.ndarray  # int16[B, S]: game scores before the deal (scopa_wins_immediately)
-    deal_keys: np.ndarray  # uint64[B]: key of each row's random numbers (seeding.deal_keys)
-
-    def take(self, rows) -> DealState:
-        return DealState(*(getattr(self, f)[rows] for f in self.__dataclass_fields__))
 
 
 @dataclass(frozen=True)
@@ -523,110 +497,3 @@ def play_from_states(variant: Variant, players: Sequence[Player], state: DealSta
     )  # fmt: skip
     _, _, captured, scope, _, _, stopped_by, leftovers = work
     return DealEnd(captured.T.copy(), scope.T.copy(), leftovers, stopped_by)
-
-
-# Measurement (python -m scopa_sim.engine.fused) ------------------------------------------------
-
-
-def _main() -> None:
-    """Deals per second of ``api.play_deals``, fused against lockstep (best of ``--runs`` after a
-    warm-up, wall clock and CPU time), where the fused path's time goes, and every preset."""
-    import argparse
-    import json
-    import time
-    from contextlib import contextmanager
-
-    from scopa_sim import api
-    from scopa_sim.engine import fused as this  # not __main__: the module the engine calls
-    from scopa_sim.engine import outcomes
-    from scopa_sim.rules import PRESETS
-
-    parser = argparse.ArgumentParser(description=_main.__doc__.split("\n")[0])
-    parser.add_argument("--deals", type=int, default=400_000, help="deals per fused run")
-    parser.add_argument("--lockstep-deals", type=int, default=100_000)
-    parser.add_argument("--preset-deals", type=int, default=100_000)
-    parser.add_argument("--runs", type=int, default=3)
-    args = parser.parse_args()
-
-    def best(fn, runs):
-        fn_warm = min(5_000, args.deals)
-        fn(fn_warm)
-        wall, cpu = [], []
-        for _ in range(runs):
-            w, c = time.perf_counter(), time.process_time()
-            fn(None)
-            wall.append(time.perf_counter() - w)
-            cpu.append(time.process_time() - c)
-        return min(wall), min(cpu)
-
-    def row(**fields):
-        print(json.dumps(fields), flush=True)
-
-    compiled = ("random", "greedy", "defensive", "memory", "chitarrella")
-    pairs = [(p, p) for p in compiled]
-
-    for names in pairs:
-        for path, deals in (("fused", args.deals), ("lockstep", args.lockstep_deals)):
-            wall, cpu = best(
-                lambda n, path=path, deals=deals, names=names: api.play_deals(
-                    "classic", names, deals=n or deals, seed=1, path=path
-                ),
-                args.runs,
-            )
-            speed = {"deals_per_s_wall": round(deals / wall), "deals_per_s_cpu": round(deals / cpu)}
-            row(case="classic", players=names, path=path, deals=deals, **speed)
-
-    # Where the fused path's time goes (CPU time, one run of --deals).
-    spent: dict[str, float] = {}
-
-    @contextmanager
-    def patched(module, name, label):
-        inner = getattr(module, name)
-
-        def timed(*a, **k):
-            start = time.process_time()
-            try:
-                return inner(*a, **k)
-            finally:
-                spent[label] = spent.get(label, 0.0) + time.process_time() - start
-
-        setattr(module, name, timed)
-        try:
-            yield
-        finally:
-            setattr(module, name, inner)
-
-    for names in pairs:
-        spent.clear()
-        with (
-            patched(lockstep, "deal_packs", "packs"),
-            patched(lockstep, "first_dealers", "first dealers"),
-            patched(this, "_play", "kernel"),
-            patched(lockstep.scoring, "score", "scoring"),
-            patched(lockstep, "_deal_outcomes", "outcomes"),
-            patched(outcomes.DealOutcomes, "concat", "concat"),
-        ):
-            start = time.process_time()
-            api.play_deals("classic", names, deals=args.deals, seed=2, path="fused")
-            total = time.process_time() - start
-        shares = {k: round(v / total, 3) for k, v in spent.items()}
-        shares["rest"] = round(1 - sum(spent.values()) / total, 3)
-        row(profile="classic fused", players=names, seconds_cpu=round(total, 3), shares=shares)
-
-    for name, rules in PRESETS.items():
-        for p in compiled:
-            names = [p] * rules.n_sides
-            deals = args.preset_deals
-            wall, cpu = best(
-                lambda n, names=names, name=name, deals=deals: api.play_deals(
-                    name, names, deals=n or deals, seed=1, path="fused"
-                ),
-                args.runs,
-            )
-            row(case=name, players=p, path="fused", deals=deals,
-                deals_per_s_wall=round(deals / wall), deals_per_s_cpu=round(deals / cpu),
-                ns_per_play_cpu=round(cpu / (deals * rules.plays) * 1e9, 1))  # fmt: skip
-
-
-if __name__ == "__main__":
-    _main()
