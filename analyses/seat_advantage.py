@@ -54,6 +54,7 @@ HEADLINE = "classic-greedy"  # the run of the one-sentence finding, when present
 FORCED = ("classic-greedy-vs-random", "classic-forced-capture")  # same players, same seed
 TOURNAMENTS = "tournaments"  # duplicate round robins under the data folder (scopa_sim.tournament)
 COLOR = "#2b5d8a"
+ZOOM = 10  # the running chart shows the final estimate +- ZOOM final half-widths
 
 
 @dataclass(frozen=True)
@@ -672,14 +673,17 @@ def _duplicate_section(
              "not tested", "—"]
         )  # fmt: skip
     text = (
-        "Between different players the cleanest design is duplicate play: the tournaments of "
-        f"{TOURNAMENTS}/ (scopa-sim tournament) play every pack twice, lineup A-B and lineup B-A, "
+        "Between different players the cleanest design is duplicate play: the tournaments in "
+        f"the data folder's {TOURNAMENTS}/ (scopa-sim tournament, make tournament) play every "
+        "pack twice, lineup A-B and lineup B-A, "
         "with the same first dealer, so the side that deals a pack is the same in both lineups "
         "and the player in it is swapped. Each player therefore deals every pack once and sits "
         "at the other seat once: its edge is its points when it deals minus its points when it "
         "does not, on the same packs (paired by pack, or by game in whole games: per-game "
         "ratios linearised, cluster-robust). The pairing's edge is the mean of its two "
-        "players' edges, in which the skill gap cancels exactly; it is derived, not tested."
+        "players' edges, in which the skill gap cancels: exactly on independent deals, and in "
+        "whole games up to the deals one seating played and the other did not (the games "
+        "diverge once a deal plays out differently); it is derived, not tested."
     )
     if skipped:
         text += " Left out (the lineups did not play the same packs): " + "; ".join(skipped) + "."
@@ -809,9 +813,13 @@ def _running_chart(e: Edge) -> reporting.Markup:
     ax.axhline(e.edge.value, color="#888", lw=1, ls="--", label="final estimate")
     ax.axhline(0, color="#b5472d", lw=1, ls=":", label="no edge")
     ax.set_xscale("log")
+    # The early band is wide; the question is the late part, so the axis shows the final
+    # estimate +- ZOOM final half-widths (the early band runs off it).
+    span = max(ZOOM * e.edge.half_width, 1e-9)
+    ax.set_ylim(e.edge.value - span, e.edge.value + span)
     ax.set_xlabel(f"deals played ({'games in order' if e.games else 'in order'})")
     ax.set_ylabel("dealer's edge, points per deal")
-    ax.legend(loc="upper right", fontsize="small", ncols=2)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncols=4, fontsize="small")
     fig.tight_layout()
     return reporting.svg(fig)
 
@@ -941,7 +949,8 @@ def build(data: Path) -> reporting.Page:
             figures=[
                 reporting.Figure(
                     f"Running estimate of the dealer's edge in {head.run.name}, points per deal, "
-                    "against deals played (log scale), with its 95% CI",
+                    "against deals played (log scale), with its 95% CI; the vertical axis spans "
+                    f"the final estimate +- {ZOOM} final half-widths",
                     _running_chart(head),
                 )
             ],
