@@ -22,7 +22,7 @@ import pytest
 from analyses import family
 from analyses._common import MissingData, runs
 from scopa_sim import stats
-from scopa_sim.reporting import render_page
+from scopa_sim.reporting import json_problems, page_json, render_page
 from scopa_sim.rules import PRESETS
 from scopa_sim.storage import SCHEMA
 
@@ -229,6 +229,10 @@ def test_family_page(family_data):
     assert classic[5] == "—"  # no sevens in classic
     scopa52 = ties.rows[list(PRESETS).index("scopa-52")]
     assert scopa52[4] == "—" and scopa52[6] == "—"  # no primiera in the 52-card game
+    document = page_json(page)
+    assert json_problems(json.loads(json.dumps(document))) == []
+    assert [r["details"]["preset"] for r in document["runs"]] == list(PRESETS)
+    assert all(r["games"] == GAMES and r["seed"] == 17 for r in document["runs"])
     html = render_page(page)
     assert html == render_page(family.build(root))  # deterministic
     assert html.count("<svg") == 5

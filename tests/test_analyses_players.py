@@ -25,7 +25,7 @@ from analyses import __main__ as site
 from analyses import seat_advantage, who_plays_best
 from analyses._common import MissingData, main, players_sentence, runs
 from scopa_sim import cli, runner
-from scopa_sim.reporting import render_page
+from scopa_sim.reporting import json_problems, render_page
 
 XMLNS = re.compile(r'\sxmlns(?::[\w-]+)?\s*=\s*"http://www\.w3\.org/[^"]*"')
 TINY = """\
@@ -157,6 +157,10 @@ def test_the_page_writes_alone_and_in_the_site(tiny, tmp_path):
 
     assert main(build, ["--data", str(data), "--out", str(tmp_path)]) == 0
     assert (tmp_path / "who-plays-best.html").exists()
+    document = json.loads((tmp_path / "who-plays-best.json").read_text())
+    assert json_problems(document) == [] and document["page"] == "who-plays-best"
+    (run,) = document["runs"]
+    assert (run["name"], run["mode"], run["deals"], run["seed"]) == ("tiny", "deals", 24_000, 1)
     assert who_plays_best in site.ANALYSES
 
 

@@ -12,6 +12,7 @@ on a developer machine but fail on CI (``CI=true``), so CI cannot pass without r
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -167,6 +168,29 @@ def test_text_is_escaped(site):
     assert "Reproduce" not in site["variant-comparison"].read_text(encoding="utf-8")
 
 
+def test_every_page_has_its_provenance_footer_and_json_twin(site, comparison):
+    """The comparison plays its arms in-process: its footer gives each arm's seed and size and
+    the versions of the process that played it; the synthetic page's run recorded none."""
+    build = reporting.build_info()
+    for name in ("variant-comparison", "synthetic"):
+        html = site[name].read_text(encoding="utf-8")
+        footer = html[html.index('<footer class="provenance">') :]
+        assert f"commit {build.commit_text}" in footer and "<h2>Provenance</h2>" in footer
+        document = json.loads(site[f"{name}.json"].read_text(encoding="utf-8"))
+        assert reporting.json_problems(document) == [] and document["page"] == name
+    html = site["variant-comparison"].read_text(encoding="utf-8")
+    for arm in comparison.arms:
+        assert f"<tr><td>{arm.label}</td><td>{arm.seed}</td><td>" in html
+    assert html.count("played while building this page: scopa-sim") == len(comparison.arms)
+    runs = json.loads(site["variant-comparison.json"].read_text())["runs"]
+    assert [r["name"] for r in runs] == [a.label for a in comparison.arms]
+    assert all(r["in_process"] and r["games"] == 300 and r["versions"] for r in runs)
+    synthetic = site["synthetic"].read_text(encoding="utf-8")
+    assert "No versions were recorded for synthetic." in synthetic
+    index = site["index"].read_text(encoding="utf-8")
+    assert '<a href="synthetic.json">' in index and '<a href="variant-comparison.json">' in index
+
+
 # determinism ------------------------------------------------------------------------------------
 
 
@@ -181,19 +205,41 @@ def test_same_inputs_give_byte_identical_pages(comparison):
 
 
 def test_pages_are_identical_across_processes(tmp_path):
-    """Two command-line runs with different hash seeds write the same bytes."""
-    pages = []
-    for hash_seed in ("1", "2"):
-        path = tmp_path / f"compare-{hash_seed}.html"
-        subprocess.run(
-            [PYTHON, "-m", "scopa_sim", "compare", "classic", "classic:forced_capture=true",
-             "--players", "random,random", "--deals", "3000", "--seed", "7", "--html", str(path)],
-            check=True, capture_output=True, timeout=120,
-            env={**os.environ, "PYTHONHASHSEED": hash_seed},
-        )  # fmt: skip
-        pages.append(path.read_bytes())
+    """Two command-line runs with different hash seeds write the same bytes. A page names the
+    commit that built it, so a pair during which the checkout changed (a commit, an edit of the
+    package) is played again, up to three times."""
+    root = Path(reporting.__file__).resolve().parents[2]
+
+    def checkout() -> tuple:
+        return reporting.git_commit(root), _package_status(root)
+
+    for attempt in range(3):
+        before, pages = checkout(), []
+        for hash_seed in ("1", "2"):
+            path = tmp_path / f"compare-{attempt}-{hash_seed}.html"
+            subprocess.run(
+                [PYTHON, "-m", "scopa_sim", "compare", "classic", "classic:forced_capture=true",
+                 "--players", "random,random", "--deals", "3000", "--seed", "7", "--html",
+                 str(path)],
+                check=True, capture_output=True, timeout=120,
+                env={**os.environ, "PYTHONHASHSEED": hash_seed},
+            )  # fmt: skip
+            pages.append(path.read_bytes())
+        if checkout() == before:
+            break
     assert pages[0] == pages[1]
     assert b"<svg" in pages[0]
+
+
+def _package_status(root: Path) -> str:
+    """The uncommitted changes of the package's files, contents included (empty outside git)."""
+    try:
+        return subprocess.run(
+            ["git", "-C", str(root), "diff", "HEAD", "--", *reporting.PACKAGE_PATHS],
+            capture_output=True, text=True, timeout=30,
+        ).stdout  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return ""
 
 
 # headless Chromium ------------------------------------------------------------------------------

@@ -118,8 +118,14 @@ def test_the_footer_says_which_versions_differ_and_which_were_not_recorded():
     assert footer.count("played while building this page: scopa-sim") == 2
     assert "<td>classic:target=16</td><td>6</td><td>300 games</td>" in footer
     assert "<td>unknown-run</td><td>3</td><td>1,000 deals</td><td>not recorded</td>" in footer
-    # formats differ: each set of formats names its runs
-    assert "data version 1, pack stream 1 (older)" in footer
+    # many runs without versions are counted, not listed (the table lists them)
+    many = [{"run": f"r{k}", "seed": k} for k in range(5)]
+    text = footer_of(reporting.render_page(reporting.Page("m", "M", "Q?", "M.", "F.", [], many)))
+    assert "No versions were recorded for 5 runs." in text and "Data format: not recorded." in text
+    # formats differ: the table gets a column of them
+    assert "Data formats differ between the runs: see the column format." in footer
+    assert "<td>schema version 2, data version 1, pack stream 1</td></tr>" in footer
+    assert "<td>unknown-run</td>" in footer and footer.count("<td>not recorded</td>") == 2
     document = reporting.page_json(page)
     played = [r for r in document["runs"] if r["in_process"]]
     assert [r["name"] for r in played] == ["played", "classic:target=16"]

@@ -260,6 +260,18 @@ def run_json(row: dict) -> dict:
     return entry
 
 
+_FORMAT_KEYS = (
+    ("schema version", "schema_version"),
+    ("data version", "data_version"),
+    ("pack stream", "pack_stream"),
+)
+
+
+def _names(names: list[str], most: int = 3) -> str:
+    """A few runs by name; many as their number (the table lists them)."""
+    return ", ".join(names) if len(names) <= most else f"{len(names)} runs"
+
+
 @dataclass(frozen=True)
 class Footer:
     """What the footer of a page says: the build, the data formats, and per run its seed, size
@@ -267,9 +279,34 @@ class Footer:
 
     build: Build
     runs: list[dict]  # run_json entries
-    formats: list[tuple[str, list[str]]]  # "schema version 2, ..." -> the runs with it
-    differs: list[str]  # "numpy 2.4.7 here, 2.4.6 in run(s) a, b"
+    formats: list[str]  # the distinct recorded formats, "schema version 2, data version 2, ..."
+    differs: list[str]  # "numpy 2.4.7 here, 2.4.6 in a, b"
     unrecorded: list[str]  # runs whose versions nobody recorded
+    unformatted: list[str]  # runs whose formats nobody recorded
+
+    @staticmethod
+    def format(run: dict) -> str:
+        if all(run[k] is None for _, k in _FORMAT_KEYS):
+            return "not recorded"
+        return ", ".join(
+            f"{label} {run[k] if run[k] is not None else 'not recorded'}"
+            for label, k in _FORMAT_KEYS
+        )
+
+    @property
+    def formats_text(self) -> str:
+        if not self.formats:
+            return "Data format: not recorded."
+        if len(self.formats) > 1:
+            return "Data formats differ between the runs: see the column format."
+        missing = f" (not recorded for {_names(self.unformatted)})" if self.unformatted else ""
+        return f"Data format: {self.formats[0]}{missing}."
+
+    @property
+    def unrecorded_text(self) -> str:
+        if not self.unrecorded:
+            return ""
+        return f"No versions were recorded for {_names(self.unrecorded)}."
 
     def size(self, run: dict) -> str:
         parts = [f"{run['deals']:,} deals" if run["deals"] is not None else ""]
@@ -293,17 +330,7 @@ def footer(page: Page) -> Footer:
     """The footer of ``page``, from its data rows and :func:`build_info`."""
     build = build_info()
     runs = [run_json(row) for row in page.data]
-    formats: dict[str, list[str]] = {}
-    for run in runs:
-        key = ", ".join(
-            f"{label} {run[k] if run[k] is not None else 'not recorded'}"
-            for label, k in (
-                ("schema version", "schema_version"),
-                ("data version", "data_version"),
-                ("pack stream", "pack_stream"),
-            )
-        )
-        formats.setdefault(key, []).append(run["name"])
+    formats = [f for f in dict.fromkeys(Footer.format(r) for r in runs) if f != "not recorded"]
     differs = []
     for library in LIBRARIES:
         here = build.versions.get(library)
@@ -313,11 +340,12 @@ def footer(page: Page) -> Footer:
             if recorded is not None and recorded != here:
                 other.setdefault(recorded, []).append(run["name"])
         if other:
-            where = "; ".join(f"{v} in {', '.join(names)}" for v, names in other.items())
+            where = "; ".join(f"{v} in {_names(names)}" for v, names in other.items())
             name = "scopa-sim" if library == "scopa_sim" else library
             differs.append(f"{name} {here} here, {where}")
     unrecorded = [run["name"] for run in runs if not run["versions"]]
-    return Footer(build, runs, list(formats.items()), differs, unrecorded)
+    unformatted = [run["name"] for run in runs if Footer.format(run) == "not recorded"]
+    return Footer(build, runs, formats, differs, unrecorded, unformatted)
 
 
 def data_table(rows: list[dict]) -> tuple[list[str], list[list[str]]]:
