@@ -10,6 +10,7 @@ is caught, not reported.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,20 +50,36 @@ def run_variant(run: Run) -> Variant:
 
 
 def piles(run: Run, deals: int | None = None) -> Piles:
-    """The first ``deals`` deals of a two-sided run (all by default), in deal order."""
+    """The first ``deals`` deals of a two-sided run of independent deals (all by default), in
+    deal order. Read once per process (``make report`` builds both card pages in one)."""
+    every = _piles(str(run.folder), _stamp(run), run_variant(run).scopa_wins_immediately)
+    if deals is None or deals >= len(every.game):
+        return every
+    return Piles(*(getattr(every, f)[:deals] for f in Piles.__dataclass_fields__))
+
+
+def _stamp(run: Run) -> int | None:
+    """The run's manifest time: a rerun is a new cache key."""
+    manifest = run.folder.with_name(f"{run.folder.name}.manifest.json")
+    return manifest.stat().st_mtime_ns if manifest.exists() else None
+
+
+@functools.cache
+def _piles(folder: str, stamp: int | None, stops: bool) -> Piles:
     # Only a deal under scopa_wins_immediately can stop; older runs have no ``stopped`` column.
-    stops = run_variant(run).scopa_wins_immediately
     stopped = pl.col("stopped") if stops else pl.lit(False).alias("stopped")
-    scan = run.scan().select("game", "deal", "side", "captured", "scope", stopped, "points")
-    if deals is not None:
-        scan = scan.filter(pl.col("game") < deals)
+    scan = pl.scan_parquet(folder).select(
+        "game", "deal", "side", "captured", "scope", stopped, "points"
+    )
     frame = _in_order(scan.collect())
     side = frame["side"].to_numpy()
     game = frame["game"].to_numpy()
     if len(frame) % 2 or not ((side[0::2] == 0).all() and (side[1::2] == 1).all()):
-        raise ValueError(f"run {run.name} does not have exactly sides 0 and 1 in every deal")
+        raise ValueError(f"run {Path(folder).name} does not have exactly sides 0 and 1 per deal")
     if not (game[0::2] == game[1::2]).all() or (frame["deal"].to_numpy() != 0).any():
-        raise ValueError(f"run {run.name} is not a run of independent deals")
+        raise ValueError(f"run {Path(folder).name} is not a run of independent deals")
+    if not np.array_equal(game[0::2], np.arange(len(game) // 2)):
+        raise ValueError(f"run {Path(folder).name} does not hold deals 0, 1, 2, ... in order")
 
     def pair(name, dtype):
         return frame[name].to_numpy().astype(dtype).reshape(-1, 2)
@@ -110,20 +127,24 @@ def replays(data: Path, run: Run, deals: int = REPLAY_DEALS) -> iv.DealtPairs:
 
 def win_table(data: Path) -> tuple[iv.WinTable, Run]:
     """W(own, other) from the games of run ``GAMES``: both sides of every deal, scores before
-    the deal (``score - points``), and whether that side won its game."""
+    the deal (``score - points``), and whether that side won its game (once per process)."""
     run = require(data, GAMES)
-    frame = run.scan().select("game", "deal", "side", "points", "score", "won")
+    return _win_table(str(run.folder), _stamp(run), run_variant(run).target), run
+
+
+@functools.cache
+def _win_table(folder: str, stamp: int | None, target: int) -> iv.WinTable:
+    frame = pl.scan_parquet(folder).select("game", "deal", "side", "points", "score", "won")
     frame = _in_order(frame.collect())
     game, side = frame["game"].to_numpy(), frame["side"].to_numpy()
     if len(frame) % 2 or not ((side[0::2] == 0).all() and (side[1::2] == 1).all()):
-        raise ValueError(f"run {run.name} does not have exactly sides 0 and 1 in every deal")
+        raise ValueError(f"run {Path(folder).name} does not have exactly sides 0 and 1 per deal")
     before = frame["score"].to_numpy().astype(np.int64) - frame["points"].to_numpy()
     other = before.reshape(-1, 2)[:, ::-1].ravel()
     won = frame["won"].to_numpy()
     winner = np.full(int(game.max()) + 1, -1, np.int64)
     winner[game[won]] = side[won]
-    table = iv.win_table(before, other, winner[game] == side, run_variant(run).target)
-    return table, run
+    return iv.win_table(before, other, winner[game] == side, target)
 
 
 def win_change(pairs: iv.DealtPairs, table: iv.WinTable, start: tuple[int, int]) -> np.ndarray:
@@ -137,6 +158,25 @@ def win_change(pairs: iv.DealtPairs, table: iv.WinTable, start: tuple[int, int])
     return after(pairs.points_with, pairs.other_with) - after(
         pairs.points_without, pairs.other_without
     )
+
+
+def fewest_behind(pairs: iv.DealtPairs, table: iv.WinTable, starts) -> int:
+    """The fewest side-deals behind any W cell the replays reach from ``starts`` (scores after a
+    deal that did not end the game), to say how well W is known where it is used."""
+    fewest = None
+    for own, other in starts:
+        for points, opp in (
+            (pairs.points_with, pairs.other_with),
+            (pairs.points_without, pairs.other_without),
+        ):
+            a, b = own + points.astype(np.int64), other + opp.astype(np.int64)
+            t = table.target
+            open_ = ~(((a >= t) | (b >= t)) & ((a != b) | (a >= t)))
+            open_ &= (a < len(table.n)) & (b < len(table.n))
+            if open_.any():
+                least = int(table.n[a[open_], b[open_]].min())
+                fewest = least if fewest is None else min(fewest, least)
+    return 0 if fewest is None else fewest
 
 
 def simultaneous(level: float, family: int) -> float:

@@ -50,7 +50,7 @@ QUESTION = (
 )
 
 
-def method(deals: int, replayed: int, games: str) -> str:
+def method(deals: int, replayed: int, games: str, behind: int) -> str:
     return (
         f"Captured value (exact rescoring): for each of the {deals:,} independent deals of run "
         f"{RUN} and each ace a side captured, the ace is moved to the other side's pile and the "
@@ -68,8 +68,9 @@ def method(deals: int, replayed: int, games: str) -> str:
         "reads both arms' scores after the deal in a table W(own score, other score) of the "
         f"chance to win from the scores at the start of a deal, estimated from the games of run "
         f"{games} (both sides of every deal pooled, whatever the deal number or dealer; a deal "
-        "that ends the game counts 1 or 0). W is an estimate from 1M games, taken as known here: "
-        "its own error (well below 0.01 in the cells used) is not in the intervals. The suit "
+        "that ends the game counts 1 or 0, both sides at or past the target and level 1/2). W is "
+        f"an estimate taken as known here: every cell the replays reach rests on at least "
+        f"{behind:,} side-deals, and that error is not in the intervals. The suit "
         "situation is what the side held of the ace's suit: captured (rescoring) or dealt to its "
         "hands (replays). The strata table at the end is descriptive: it shows what goes with "
         "aces, not what an ace causes."
@@ -248,6 +249,7 @@ def build(data: Path) -> reporting.Page:
     pairs = ci.replays(data, run)
     dealt = dealt_aces(pairs, table)
     replayed = int(pairs.game.max()) + 1
+    behind = ci.fewest_behind(pairs, table, ci.STARTS)
     wins = [f"win.{a}-{b}" for a, b in ci.STARTS]
 
     cap = {
@@ -352,7 +354,7 @@ def build(data: Path) -> reporting.Page:
         slug="ace-value",
         title="What is an ace worth for primiera?",
         question=QUESTION,
-        method=f"{method(deals, replayed, games.name)} {players_sentence([run, games])}",
+        method=f"{method(deals, replayed, games.name, behind)} {players_sentence([run, games])}",
         finding=finding,
         sections=[
             reporting.Section(
@@ -362,7 +364,13 @@ def build(data: Path) -> reporting.Page:
                 "point (and the ace of coins towards the coins point). Dealt value: what holding "
                 "the ace from the deal on is worth against an average card of the opponent's "
                 "hand, the play that follows included; an ace is a weak capturing card, so this "
-                "can be below zero even where the primiera gains.",
+                "can be below zero even where the primiera gains. The primiera point is a "
+                "contest: an ace the side captured is worth nothing to its own primiera when it "
+                "holds the suit's seven or six, but where it holds both, the other side holds "
+                "neither, and the ace moved there would become that side's best card of the "
+                "suit (or its only one): keeping it away is worth a primiera point too. Where the "
+                "side holds exactly one of the seven and the six, the other side holds the "
+                "other, which beats the ace, so the captured ace is worth no primiera at all.",
                 figures=[
                     reporting.Figure(
                         "Value of an ace by what the side holds of its suit: deal points and the "

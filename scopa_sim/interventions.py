@@ -89,7 +89,6 @@ def captured_values(
     captured = np.asarray(captured, np.uint64)
     scope = np.asarray(scope)
     cards = list(range(variant.pack.n_cards)) if cards is None else [int(c) for c in cards]
-    rows = np.arange(len(captured))
     base = scoring.score(variant, captured, scope, stopped)
     totals = base.totals.astype(np.int16)
     prim = base.points[:, :, _PRIMIERA]
@@ -102,20 +101,22 @@ def captured_values(
         bit = _ONE << np.uint64(card)
         has = (captured & bit) != 0  # [B, 2]
         side = np.where(has[:, 0], 0, np.where(has[:, 1], 1, -1)).astype(np.int8)
-        held = np.flatnonzero(side >= 0)
-        s = side[held].astype(np.int64)
-        moved = captured[held] ^ bit  # one side holds it: it leaves that side, joins the other
-        after = scoring.score(
-            variant, moved, scope[held], None if stopped is None else np.asarray(stopped)[held]
+        # Where one side holds it, XOR moves it to the other; rows where nobody holds it are
+        # scored too (cheaper than selecting rows) and their result is discarded.
+        after = scoring.score(variant, captured ^ bit, scope, stopped)
+        held = side >= 0
+        s = np.maximum(side, 0).astype(np.int64)[:, None]
+        own = np.take_along_axis(totals, s, 1)[:, 0] - np.take_along_axis(after.totals, s, 1)[:, 0]
+        other = (
+            np.take_along_axis(totals, 1 - s, 1)[:, 0]
+            - np.take_along_axis(after.totals, 1 - s, 1)[:, 0]
         )
-        new = after.totals
-        r = rows[held]
-        own_before, other_before = totals[r, s], totals[r, 1 - s]
-        own_after, other_after = new[np.arange(len(held)), s], new[np.arange(len(held)), 1 - s]
-        capturer[held, j] = s
-        points[held, j] = own_before - own_after
-        margin[held, j] = (own_before - other_before) - (own_after - other_after)
-        primiera[held, j] = prim[r, s] - after.points[np.arange(len(held)), s, _PRIMIERA]
+        won = np.take_along_axis(prim, s, 1)[:, 0]
+        won = won - np.take_along_axis(after.points[:, :, _PRIMIERA], s, 1)[:, 0]
+        capturer[:, j] = side
+        points[:, j] = np.where(held, own, 0)
+        margin[:, j] = np.where(held, own - other, 0)
+        primiera[:, j] = np.where(held, won, 0)
     return CapturedValues(capturer, points, margin, primiera)
 
 
