@@ -580,11 +580,11 @@ def build(data: Path, config: Path = CONFIG) -> reporting.Page:
     )
 
 
-def _provenance(spec: Spec, result: tour.Result, data: Path) -> dict:
-    """The tournament's row of the data table, and for the footer and JSON its size over all its
-    runs (deals; games in games mode) and what their manifests recorded
-    (_common.manifests_provenance)."""
-    t = result.tournament
+def recorded(spec: Spec, data: Path, plan: tour.Tournament | None = None) -> dict:
+    """What a page's footer and JSON need of a complete tournament: its deals (and games, in games
+    mode) over all its runs, and the versions and formats their manifests recorded
+    (_common.manifests_provenance). For a page's data row: ``{..., **recorded(spec, data)}``."""
+    t = spec.plan(data) if plan is None else plan
     folders = [config.out for pairing in t.pairings for config in pairing.runs]
     if t.mode == "deals":
         deals, games = t.count * len(folders), None
@@ -594,6 +594,13 @@ def _provenance(spec: Spec, result: tour.Result, data: Path) -> dict:
             for folder in folders
         )
         games = t.count * len(folders)
+    return {"deals": deals, "games": games, **manifests_provenance(folders)}
+
+
+def _provenance(spec: Spec, result: tour.Result, data: Path) -> dict:
+    """The tournament's row of the data table, with what the footer needs (:func:`recorded`)."""
+    t = result.tournament
+    size = recorded(spec, data, t)
     return {
         "tournament": spec.name,
         "folder": f"{spec.folder(data)}/ (runs <a>-vs-<b>/, summary.parquet, ratings.parquet)",
@@ -602,10 +609,10 @@ def _provenance(spec: Spec, result: tour.Result, data: Path) -> dict:
         "mode": t.mode,
         "per run": f"{t.count:,} {t.mode}",
         "runs": f"{2 * len(t.pairings)} ({len(t.pairings)} pairings x 2 seatings)",
-        "deals": deals,
-        "games": games,
+        "deals": size.pop("deals"),
+        "games": size.pop("games"),
         "seed": t.seed,
-        **manifests_provenance(folders),
+        **size,
     }
 
 
