@@ -150,3 +150,32 @@ def test_cli_plan_bad_arm(capsys):
         "--effect", "1",
     )  # fmt: skip
     assert status == 2 and out == "" and len(err.splitlines()) == 1 and "'nope'" in err
+
+
+def test_planned_sizes_reach_the_planned_power():
+    """Data drawn with the planned SD and effect, at the planned sizes: the share of
+    replications whose t-test rejects at alpha is the power asked for (a binomial proportion:
+    within 4 standard errors)."""
+    from scopa_sim import stats
+
+    rng = np.random.default_rng(17)
+    replications, sd, effect, power = 600, 1.5, 0.3, 0.8
+    tol = 4 * math.sqrt(power * (1 - power) / replications)
+    n = planning.paired_size(sd, effect, power=power)
+    hits = [
+        stats.paired_difference(np.zeros(n), rng.normal(effect, sd, n))[1] < 0.05
+        for _ in range(replications)
+    ]
+    assert abs(np.mean(hits) - power) < tol, (n, np.mean(hits))
+    m = planning.unpaired_size(sd, sd, effect, power=power)
+    hits = [
+        stats.independent_difference(rng.normal(0, sd, m), rng.normal(effect, sd, m))[1] < 0.05
+        for _ in range(replications)
+    ]
+    assert abs(np.mean(hits) - power) < tol, (m, np.mean(hits))
+    # half the planned pairs fall well short of the power
+    half = [
+        stats.paired_difference(np.zeros(n // 2), rng.normal(effect, sd, n // 2))[1] < 0.05
+        for _ in range(replications)
+    ]
+    assert np.mean(half) < power - tol
