@@ -24,7 +24,7 @@ import pytest
 from analyses import __main__ as site
 from analyses import seat_advantage, who_plays_best
 from analyses._common import MissingData, main, players_sentence, runs
-from scopa_sim import cli, runner
+from scopa_sim import cli, reporting, runner
 from scopa_sim.reporting import json_problems, render_page
 
 XMLNS = re.compile(r'\sxmlns(?::[\w-]+)?\s*=\s*"http://www\.w3\.org/[^"]*"')
@@ -104,6 +104,10 @@ def test_the_ratings_rank_memory_over_greedy_over_random(tiny, page):
     (key,) = [t for s in page.sections for t in s.tables if t.caption.startswith("Key pairings")]
     assert [row[:2] for row in key.rows] == [["memory", "greedy"], ["greedy", "random"]]
     assert "all 3 pairings" in key.caption
+    # the command's own page (scopa-sim tournament --html) names its build too
+    html = who_plays_best.tour.page(result, "cmd")
+    build = reporting.build_info()
+    assert f"Built by scopa-sim {build.version}, commit {build.commit_text}," in html
 
 
 def test_the_findings_are_the_numbers_of_the_answer_and_the_key_pairings(tiny, page):

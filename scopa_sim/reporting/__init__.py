@@ -494,6 +494,9 @@ def write_site(pages: list[Page], out: Path) -> list[Path]:
     return [index, *written]
 
 
+_ENV.globals["build_info"] = build_info  # for templates rendered without a Page (tournaments)
+
+
 def render_template(name: str, **context) -> str:
     """Render one of the package's templates (e.g. ``tournament.html.j2``) with ``context``."""
     return _ENV.get_template(name).render(**context)
