@@ -706,8 +706,9 @@ def _add_plan_parser(commands) -> None:
         "arms", nargs="+", metavar="ARM", help="VARIANT[:KEY=VALUE,...]; the first is the baseline"
     )
     pln.add_argument(
-        "--players", required=True, metavar="NAME[,NAME,...]",
-        help="one player per side, or one NAME for every side of every arm (as compare)",
+        "--players", default="greedy", metavar="NAME[,NAME,...]",
+        help="one player per side, or one NAME for every side of every arm (as compare; "
+        "default greedy on every side)",
     )  # fmt: skip
     pln.add_argument(
         "--metric", required=True, metavar="M", help="the metric to size for (see below)"

@@ -144,6 +144,18 @@ def test_cli_plan_bad_input(capsys, case):
     assert fragment in lines[0]
 
 
+def test_cli_plan_players_default_to_greedy(capsys):
+    status, out, err = run(
+        capsys, "plan", "classic", "classic:target=16", "--metric", "scope", "--effect", "0.05",
+        "--pilot", "200", "--json",
+    )  # fmt: skip
+    assert status == 0, err
+    again = planning.plan(
+        ["classic", "classic:target=16"], ["greedy"], metric="scope", effect=0.05, pilot=200
+    )
+    assert json.loads(out) == json.loads(json.dumps(again.to_json()))
+
+
 def test_cli_plan_bad_arm(capsys):
     status, out, err = run(
         capsys, "plan", "classic", "nope", "--players", "greedy", "--metric", "scope",
