@@ -241,7 +241,10 @@ _READ: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
 def _seatings(t: tour.Tournament, pairing: tour.Pairing) -> tuple[np.ndarray, np.ndarray]:
     """A's results in ``pairing`` (A its first player), both seatings."""
-    units = tour._load_pairing(t, pairing)
+    try:
+        units = tour._load_pairing(t, pairing)
+    except tour.TournamentError as err:
+        raise MissingData(str(err)) from None
     if t.mode == "deals":
         x1, x2 = units["a"] - units["b"], units["a_2"] - units["b_2"]
     else:
@@ -282,6 +285,7 @@ class Skill:
     best_margin: stats.Estimate  # best minus beginner
     upper_margin: stats.Estimate  # cheater minus beginner
     upper_over_best: stats.Estimate  # cheater minus best, points per deal
+    room: stats.Estimate  # cheater's margin minus best's, both against the beginner
 
 
 @dataclass(frozen=True)
@@ -305,8 +309,8 @@ def ladder(t: tour.Tournament) -> list[str]:
 
 
 def best_fair(t: tour.Tournament, beginner: str) -> tuple[str, dict[str, float]]:
-    """The fair player with the largest mean duplicate margin against ``beginner`` (points per
-    deal), and every fair player's margin."""
+    """The fair player with the largest mean duplicate result against ``beginner`` (points per
+    deal, or wins - 1/2 per game), and every fair player's result."""
     margins = {}
     for player in _fair(t):
         if player == beginner:
@@ -346,9 +350,11 @@ def analyse(
         if beginner not in _fair(t):
             continue
         best, _ = best_fair(t, beginner)
-        rs, best_margin, upper_margin = _rs(margin(best, beginner), margin(UPPER, beginner), m.n)
+        (b, b_r), (u, u_r) = margin(best, beginner), margin(UPPER, beginner)
+        rs, best_margin, upper_margin = _rs((b, b_r), (u, u_r), m.n)
         gap = _estimate(*margin(UPPER, best), m.n)
-        out.append(Skill(beginner, best, rs, best_margin, upper_margin, gap))
+        room = _estimate(u - b, u_r - b_r, m.n)
+        out.append(Skill(beginner, best, rs, best_margin, upper_margin, gap, room))
     return level, out
 
 
@@ -476,7 +482,7 @@ def _chart(presets: list[Preset]):
             )  # fmt: skip
     ax.set_yticks(y, [p.variant for p in presets])
     ax.set_xlabel("cards' share of the outcome variance, pooled over the ladder (%)")
-    ax.legend(loc="best", fontsize=8)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize=8)
     ax = axes[1]
     for beginner, colour, shift in (("random", "#2b5d8a", 0.12), ("greedy", "#b5472d", -0.12)):
         for p, yy in zip(presets, y, strict=True):
@@ -493,7 +499,7 @@ def _chart(presets: list[Preset]):
     ax.axvline(1, color="#888", lw=1, ls="--")
     ax.set_yticks(y, [p.variant for p in presets])
     ax.set_xlabel("relative skill RS (95% bootstrap CI)")
-    ax.legend(loc="best", fontsize=8)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize=8)
     fig.tight_layout()
     return fig
 
@@ -505,6 +511,17 @@ def _skill_sentence(p: Preset) -> str:
             f"Against {s.beginner}, {s.best} gains {_ci(s.best_margin, 2, True)} points per deal "
             f"and the cheater {_ci(s.upper_margin, 2, True)}, so RS = {_ci(s.rs, 2)}"
         )
+        if s.room.high < 0:
+            text += (
+                f" (against {s.beginner} the cheater gains LESS than {s.best}, by "
+                f"{_ci(s.room, 2, True)} points per deal: measured against {s.beginner} it is no "
+                "upper bound here, and an RS above 1 is no share of anything)"
+            )
+        elif s.room.low <= 0:
+            text += (
+                f" (against {s.beginner} the cheater's gain cannot be told from {s.best}'s: "
+                f"cheater minus {s.best} {_ci(s.room, 2, True)} points per deal)"
+            )
         parts.append(text)
     text = "; ".join(parts)
     seen = set()
@@ -633,6 +650,10 @@ def _findings(presets: list[Preset]) -> list[reporting.Finding]:
                     f"{base}.relative_skill.{s.beginner}.cheater_minus_best", s.upper_over_best,
                     "points per deal",
                 ),
+                reporting.Finding(
+                    f"{base}.relative_skill.{s.beginner}.room", s.room,
+                    "points per deal (cheater's margin minus best's, against the beginner)",
+                ),
             ]  # fmt: skip
     return out
 
@@ -646,7 +667,12 @@ def headline(presets: list[Preset]) -> str:
         if p.games is not None:
             bits.append(f"{_pct(p.games.pooled)} of a game's")
         for s in p.skills:
-            bits.append(f"RS vs {s.beginner} {_ci(s.rs, 2)}")
+            text = f"RS vs {s.beginner} {_ci(s.rs, 2)}"
+            if s.room.high < 0:
+                text += f" (the cheater gains less than {s.best} against {s.beginner})"
+            elif s.upper_over_best.high <= 0:
+                text += f" (the cheater does not beat {s.best})"
+            bits.append(text)
         parts.append(f"{p.variant}: " + ", ".join(bits))
     return "; ".join(parts) + "."
 

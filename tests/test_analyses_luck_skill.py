@@ -92,6 +92,19 @@ def test_planted_relative_skill_is_recovered_and_the_cheater_against_itself_is_o
     assert same.value == same.low == same.high == 1.0
 
 
+def test_a_cheater_that_is_no_upper_bound_is_said_so_plainly():
+    e = luck_skill.stats.Estimate
+    skill = luck_skill.Skill(
+        beginner="random", best="greedy", rs=e(1.14, 1.10, 1.18, 1000),
+        best_margin=e(3.9, 3.8, 4.0, 1000), upper_margin=e(3.4, 3.3, 3.5, 1000),
+        upper_over_best=e(-0.2, -0.3, -0.1, 1000), room=e(-0.5, -0.6, -0.4, 1000),
+    )  # fmt: skip
+    preset = luck_skill.Preset("scopone", None, None, [skill])
+    text = luck_skill._skill_sentence(preset)
+    assert "gains LESS than greedy" in text and "does NOT beat greedy" in text
+    assert "the cheater gains less than greedy against random" in luck_skill.headline([preset])
+
+
 @pytest.mark.parametrize("mode,count", [("deals", 200), ("games", 12)])
 def test_the_same_player_in_both_chairs_gives_exactly_zero_duplicate_difference(
     tmp_path, mode, count
