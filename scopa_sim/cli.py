@@ -226,8 +226,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="compare variants (paired on the same packs, or unpaired), with CIs and Holm p-values",
         description=(
             "Play every ARM on as many deals (or games) and report per arm each metric with its "
-            "95%% CI, the difference from the first arm with its CI, a p-value and Holm-adjusted "
-            "p-values. An ARM that deals like the first arm (the same pack, number of players, "
+            "95% CI, the difference from the first arm with its CI, a p-value and Holm-adjusted "
+            "p-values. The tested differences form one family: beside the Holm p-values each "
+            "has a Bonferroni interval at 1 - 0.05/m (m tested differences; the column 'family "
+            "CI', diff_family_ci_low/high in --json), which excludes 0 only when Holm p < 0.05: "
+            "quote it when picking the clearest difference. Differences that are fixed "
+            "combinations of others (dealer_edge, the dealer's side minus the others; the last "
+            "side's share of games won) are shown but not tested (\"tested\": false). "
+            "An ARM that deals like the first arm (the same pack, number of players, "
             "table cards, hands and throw-in rule) plays the same deals with the same seed, so "
             "it sees the same packs in the same seats: its differences are paired per deal "
             "(game). Any other ARM (e.g. escoba, which has no throw-in, against classic, or a "
