@@ -723,13 +723,20 @@ def build(data: Path, config: Path = CONFIG) -> reporting.Page:
 
 
 def _provenance(spec: who_plays_best.Spec, data: Path) -> dict:
+    """A tournament's row of the data table, with its size and the versions its runs recorded
+    for the footer (who_plays_best.recorded)."""
+    size = who_plays_best.recorded(spec, data)
     return {
         "tournament": spec.name,
         "folder": f"{spec.folder(data)}/",
         "variant": spec.variant,
         "players": ",".join(spec.players),
+        "mode": spec.mode,
         "per run": f"{spec.count:,} {spec.mode}",
+        "deals": size.pop("deals"),
+        "games": size.pop("games"),
         "seed": spec.seed,
+        **size,
     }
 
 
