@@ -11,6 +11,7 @@ is caught, not reported.
 from __future__ import annotations
 
 import functools
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,6 +57,12 @@ def piles(run: Run, deals: int | None = None) -> Piles:
     if deals is None or deals >= len(every.game):
         return every
     return Piles(*(getattr(every, f)[:deals] for f in Piles.__dataclass_fields__))
+
+
+def _manifest_hash(run: Run) -> str:
+    """What identifies the run's data: its manifest (a rerun writes a new one)."""
+    manifest = run.folder.with_name(f"{run.folder.name}.manifest.json")
+    return hashlib.sha256(manifest.read_bytes()).hexdigest() if manifest.exists() else ""
 
 
 def _stamp(run: Run) -> int | None:
@@ -110,6 +117,7 @@ def replays(data: Path, run: Run, deals: int = REPLAY_DEALS) -> iv.DealtPairs:
     pairs = iv.cached_dealt_values(
         Path(data) / "interventions", f"{run.name}-dealt", run_variant(run),
         [player(p) for p in specs], specs, int(run.config["seed"]), range(deals),
+        source={"run": run.name, "manifest_sha256": _manifest_hash(run)},
     )  # fmt: skip
     recorded = piles(run, deals)
     at = np.searchsorted(recorded.game, pairs.game)

@@ -35,6 +35,12 @@ SITUATION_NAMES = {
     (True, False): "the seven, not the six",
     (True, True): "both the seven and the six",
 }
+SITUATION_LABELS = {
+    (False, False): "neither 7 nor 6",
+    (False, True): "6, not 7",
+    (True, False): "7, not 6",
+    (True, True): "7 and 6",
+}
 SITUATION_KEYS = {
     (False, False): "neither",
     (False, True): "six",
@@ -192,12 +198,15 @@ def _bars(captured: dict, dealt: dict) -> plt.Figure:
                 label=label,
             )
         ax.axhline(0, color="#888", lw=1)
-        ax.set_xticks(x, [SITUATION_NAMES[s].replace(", ", ",\n") for s in SITUATIONS], fontsize=8)
+        ax.set_xticks(x, [SITUATION_LABELS[s] for s in SITUATIONS], fontsize=8)
         ax.set_title(f"Value of an ace in {title}")
         ax.grid(axis="y", alpha=0.3)
     axes[0].set_ylabel("with the ace minus without, 95% CI")
-    axes[0].legend(frameon=False, fontsize=8)
-    fig.tight_layout()
+    axes[0].set_xlabel("the side holds, of the ace's suit", fontsize=8)
+    axes[1].set_xlabel("the side holds, of the ace's suit", fontsize=8)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, frameon=False, fontsize=8, loc="upper center", ncol=2)
+    fig.tight_layout(rect=(0, 0, 1, 0.93))
     return fig
 
 

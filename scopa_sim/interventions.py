@@ -298,11 +298,12 @@ def _replay(keyed, packs: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.
 
 def cached_dealt_values(
     folder: Path, name: str, variant: Variant, players: Sequence, player_specs: Sequence[str],
-    seed: int, deals: range, **kwargs,
+    seed: int, deals: range, source: dict | None = None, **kwargs,
 ) -> DealtPairs:  # fmt: skip
     """:func:`dealt_values`, kept in ``folder/NAME.parquet`` beside ``NAME.manifest.json``;
     recomputed only when the file is missing or its manifest differs (seed, deals, players,
-    variant, pack stream, data and swap versions)."""
+    variant, pack stream, data and swap versions, and ``source``: e.g. what identifies the run
+    the replays stand beside)."""
     import scopa_sim
     from scopa_sim import storage
 
@@ -317,6 +318,7 @@ def cached_dealt_values(
         "data_version": storage.DATA_VERSION,
         "pack_stream": seeding.PACK_STREAM_VERSION,
         "interventions_version": VERSION,
+        "source": source or {},
     }
     folder = Path(folder)
     data, meta = folder / f"{name}.parquet", folder / f"{name}.manifest.json"
