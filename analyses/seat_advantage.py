@@ -28,7 +28,15 @@ import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 
-from analyses._common import MissingData, Run, main, players_sentence, reproduce, runs
+from analyses._common import (
+    MissingData,
+    Run,
+    main,
+    manifests_provenance,
+    players_sentence,
+    reproduce,
+    runs,
+)
 from scopa_sim import compare, reporting, stats
 from scopa_sim.rules import parse_variant
 
@@ -344,6 +352,8 @@ class DuplicateEdge:
     p_values: dict[str, float]
     edge: stats.Estimate  # the mean of the two players' gains (derived, not tested)
     seed: int = 0
+    folders: tuple[Path, ...] = ()  # the two lineups' run folders
+    variant: str = ""
 
 
 def _tournament_runs(folder: Path) -> list[tuple[Run, Run]]:
@@ -405,6 +415,7 @@ def duplicate_edge(tournament: str, first: Run, second: Run) -> DuplicateEdge | 
     return DuplicateEdge(
         tournament, a, b, first.mode, firsts.height, deals, gains, p_values,
         stats.mean_ci((values[0] + values[1]) / 2), first.config["seed"],
+        (first.folder, second.folder), first.config["variant_label"],
     )  # fmt: skip
 
 
@@ -1006,11 +1017,12 @@ def build(data: Path) -> reporting.Page:
         + [
             {
                 "run": f"{TOURNAMENTS}/{d.tournament}/{d.a}-vs-{d.b} and {d.b}-vs-{d.a}",
-                "variant": d.tournament,
+                "variant": d.variant,
                 "players": f"{d.a},{d.b}",
                 "mode": d.mode,
-                "deals": f"{d.deals:,}",
+                "deals": d.deals,
                 "seed": d.seed,
+                **manifests_provenance(d.folders),
             }
             for d in dups
         ],
