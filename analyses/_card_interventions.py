@@ -112,6 +112,10 @@ def _in_order(frame: pl.DataFrame) -> pl.DataFrame:
 def replays(data: Path, run: Run, deals: int = REPLAY_DEALS) -> iv.DealtPairs:
     """Paired replays of the run's first ``deals`` deals, every card, with the run's players and
     seed (cached), checked against the run: the deal as played is the deal the run recorded."""
+    if run_variant(run).scopa_wins_immediately:
+        # The replays are played from 0-0 and read at other starting scores (win_change); a
+        # scopa that wins outright at the target would make the deal itself depend on them.
+        raise ValueError(f"run {run.name}: replays from 0-0 do not stand for other scores")
     specs = list(run.config["players"])
     deals = min(deals, int(run.config["count"]))
     pairs = iv.cached_dealt_values(
