@@ -303,3 +303,34 @@ def test_win_table_and_win_after():
     assert got.tolist() == [1.0, 0.0, 0.5, 0.0, 1.0]
     with pytest.raises(ValueError, match="no games"):
         iv.win_after(table, np.array([2]), np.array([2]))
+
+
+def test_the_exchanged_deal_is_the_recorded_replay_of_the_exchanged_pack():
+    """Independently of the replay code: exchange the two recorded cards in the deal's pack,
+    replay it with a move record (``api.record_deals``), and find the same points, the card
+    played from the other side's hand and the partner from the side's own."""
+    from scopa_sim import api, seeding
+
+    v = variant("classic")
+    deals = range(40)
+    pairs = iv.dealt_values(v, GREEDY, SEED, deals, cards=[0, 6, 27])
+    pack_key = seeding.stream_key(SEED, seeding.PACKS)
+    game = np.asarray(pairs.game, np.int64)
+    deal = np.zeros(len(game), np.int64)
+    packs, _ = batch.deal_packs(v, pack_key, game, deal)
+    for i in range(len(packs)):
+        a, b = int(pairs.card[i]), int(pairs.partner[i])
+        pa, pb = list(packs[i]).index(a), list(packs[i]).index(b)
+        packs[i, pa], packs[i, pb] = b, a
+    offset = batch.seat_offsets(batch.first_dealers(v, pack_key, game), deal, v.n_players)
+    records = api.record_deals(
+        v, GREEDY, packs, seed=SEED, game=game, deal=deal, offset=offset,
+        scores=np.zeros((len(game), 2), np.int16),
+    )  # fmt: skip
+    for i, record in enumerate(records):
+        s = int(pairs.side[i])
+        assert record.sides[s].total == pairs.points_without[i]
+        assert record.sides[1 - s].total == pairs.other_without[i]
+        played_by = {m.card: record.seat_sides[m.seat] for m in record.moves}
+        assert played_by[int(pairs.card[i])] == 1 - s
+        assert played_by[int(pairs.partner[i])] == s
