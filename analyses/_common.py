@@ -173,6 +173,6 @@ def main(build, argv=None) -> int:
     except MissingData as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    path, _ = write_page(page, args.out)
+    path = write_page(page, args.out)[0]
     print(f"{path}: {page.finding}")
     return 0

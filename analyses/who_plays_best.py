@@ -548,6 +548,54 @@ METHOD = (
 )
 
 
+#: Replayed swings per key pairing (each replay plays both seatings of one pack again).
+SWINGS_PER_KEY = 2
+
+
+def swings(spec: Spec, result: tour.Result) -> tuple[reporting.Section, dict[str, str]]:
+    """The largest duplicate swings of each key pairing, replayed as pages beside this one: the
+    section that links them and the pages (``Page.attachments``). A swing is a pack that went
+    very differently with the seats swapped: where to look to see why one player wins."""
+    keys = {(k.a, k.b) for k in key_pairings(result)}
+    found = [
+        s
+        for s in tour.largest_swings(result.tournament, SWINGS_PER_KEY)
+        if (s.pairing.a.spec, s.pairing.b.spec) in keys
+        or (s.pairing.b.spec, s.pairing.a.spec) in keys
+    ]
+    folder = f"who-plays-best-swings/{spec.name}"
+    pages = {f"{folder}/{s.file_name}": tour.swing_page(s) for s in found}
+    rows = [
+        [
+            f"{s.pairing.a.spec} vs {s.pairing.b.spec}",
+            f"game {s.game}, deal {s.deal}",
+            f"{s.swing:+g}",
+            f"{s.margins[0]:+g} / {s.margins[1]:+g}",
+            reporting.Link("replay both seatings", f"{folder}/{s.file_name}"),
+        ]
+        for s in found
+    ]
+    t = result.tournament
+    section = reporting.Section(
+        f"{t.variant}, {_unit_text(spec)}: largest duplicate swings",
+        text=(
+            f"The {SWINGS_PER_KEY} packs of each key pairing where the two seatings ended most "
+            f"differently ({tour.SWING_TEXT}). Each link opens a replay of both seatings, play "
+            "by play with every legal alternative (and the player's own evaluation of each, "
+            "where it gives one): the deals where one player's choices made the difference."
+        ),
+        tables=[
+            reporting.Table(
+                "Largest duplicate swings of the key pairings (A vs B; margins A minus B in "
+                "seating 1 / seating 2)",
+                ["pairing", "pack", "swing (points)", "margins", "replay"],
+                rows,
+            )
+        ],
+    )
+    return section, pages
+
+
 def build(data: Path, config: Path = CONFIG) -> reporting.Page:
     """Who plays best?
 
@@ -560,7 +608,11 @@ def build(data: Path, config: Path = CONFIG) -> reporting.Page:
     except ConfigError as err:
         raise MissingData(str(err)) from None
     results = [(spec, load(spec, data)) for spec in specs]
-    page_sections = [s for spec, result in results for s in sections(spec, result)]
+    page_sections, attachments = [], {}
+    for spec, result in results:
+        swing_section, pages = swings(spec, result)
+        page_sections += [*sections(spec, result), swing_section]
+        attachments.update(pages)
     return reporting.Page(
         slug="who-plays-best",
         title="Who plays best?",
@@ -577,6 +629,7 @@ def build(data: Path, config: Path = CONFIG) -> reporting.Page:
         data=[_provenance(spec, result, data) for spec, result in results],
         reproduce=_reproduce(specs, data),
         findings=[f for spec, result in results for f in findings(spec, result)],
+        attachments=attachments,
     )
 
 

@@ -714,23 +714,28 @@ def replay_swing(swing: Swing) -> list:
     return records
 
 
+def swing_page(swing: Swing) -> str:
+    """The self-contained replay page of a swing: both seatings of its pack, one after the
+    other, titled with the pairing, the pack and the two margins."""
+    from scopa_sim import reporting
+
+    p = swing.pairing
+    title = (
+        f"{p.a.spec} vs {p.b.spec}, game {swing.game}, deal {swing.deal}: swing "
+        f"{swing.swing:+g} points (seating 1: {','.join(p.runs[0].players)}, "
+        f"{swing.margins[0]:+g}; seating 2: {','.join(p.runs[1].players)}, "
+        f"{swing.margins[1]:+g}, A minus B)"
+    )
+    return reporting.render_replay(replay_swing(swing), title=title)
+
+
 def write_swings(result: Result, folder: Path, k: int = SWINGS_PER_PAIRING) -> list[Swing]:
     """Write one self-contained replay page per swing into ``folder`` (both seatings, one after
     the other); returns the swings, in the order of :func:`largest_swings`."""
-    from scopa_sim import reporting
-
     swings = largest_swings(result.tournament, k)
     folder.mkdir(parents=True, exist_ok=True)
     for swing in swings:
-        p = swing.pairing
-        title = (
-            f"{p.a.spec} vs {p.b.spec}, game {swing.game}, deal {swing.deal}: swing "
-            f"{swing.swing:+g} points (seating 1: {','.join(p.runs[0].players)}, "
-            f"{swing.margins[0]:+g}; seating 2: {','.join(p.runs[1].players)}, "
-            f"{swing.margins[1]:+g}, A minus B)"
-        )
-        html = reporting.render_replay(replay_swing(swing), title=title)
-        (folder / swing.file_name).write_text(html, encoding="utf-8")
+        (folder / swing.file_name).write_text(swing_page(swing), encoding="utf-8")
     return swings
 
 

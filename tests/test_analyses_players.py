@@ -228,3 +228,37 @@ def test_an_existing_page_says_which_players_its_data_come_from(tmp_path):
     assert sentence in page.method
     manifest = json.loads((data / "mini.manifest.json").read_text())
     assert manifest["config"]["players"] == ["memory", "chitarrella"]
+
+
+def test_the_page_links_the_largest_swings_of_its_key_pairings_to_exact_replays(
+    tiny, page, tmp_path
+):
+    """Every key pairing gets its largest swings, each a link to an attached replay page of both
+    seatings; the links resolve once the page is written, and the swings are the largest."""
+    from scopa_sim import tournament as tour
+
+    data, config, _ = tiny
+    (spec,) = who_plays_best.load_config(config)
+    result = who_plays_best.load(spec, data)
+    keys = {frozenset((k.a, k.b)) for k in who_plays_best.key_pairings(result)}
+    (section,) = [s for s in page.sections if s.heading.endswith("largest duplicate swings")]
+    rows = section.tables[0].rows
+    assert len(rows) == who_plays_best.SWINGS_PER_KEY * len(keys)
+    links = [row[-1] for row in rows]
+    assert all(isinstance(link, reporting.Link) for link in links)
+    assert sorted(link.href for link in links) == sorted(page.attachments)
+    everything = tour.largest_swings(result.tournament, 10**6)  # every pack of every pairing
+    for row in rows:
+        pair = frozenset(row[0].split(" vs "))
+        assert pair in keys
+        biggest = max(abs(s.swing) for s in everything if frozenset(
+            (s.pairing.a.spec, s.pairing.b.spec)) == pair)  # fmt: skip
+        top = [abs(float(r[2])) for r in rows if frozenset(r[0].split(" vs ")) == pair]
+        assert max(top) == biggest
+    html = render_page(page)
+    written = reporting.write_page(page, tmp_path)
+    for link in links:
+        assert f'<a href="{link.href}">' in html
+        assert (tmp_path / link.href).read_text() == page.attachments[link.href]
+        assert (tmp_path / link.href) in written
+        assert page.attachments[link.href].count('<section class="deal ') == 2  # both seatings

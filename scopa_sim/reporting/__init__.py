@@ -42,6 +42,20 @@ _ENV = jinja2.Environment(
 
 
 @dataclass(frozen=True)
+class Link:
+    """A table cell that links to another file of the report, by a relative address."""
+
+    text: str
+    href: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+_ENV.tests["link"] = lambda value: isinstance(value, Link)
+
+
+@dataclass(frozen=True)
 class Table:
     caption: str
     columns: list[str]
@@ -104,6 +118,9 @@ class Page:
     data: list[dict]
     reproduce: str = ""  # commands that rebuild the page from nothing, shown as code
     findings: list[Finding] = field(default_factory=list)  # its numbers, for NAME.json
+    # Files the page links to, written beside it: {path relative to the page: HTML text}
+    # (e.g. the replay pages of a tournament's largest swings).
+    attachments: dict[str, str] = field(default_factory=dict)
 
 
 def svg(fig) -> Markup:
@@ -476,11 +493,20 @@ def write_page(page: Page, out: Path) -> list[Path]:
     problems = json_problems(document)
     if problems:
         raise ValueError(f"{page.slug}.json would be malformed: {'; '.join(problems[:5])}")
+    for name in page.attachments:
+        if Path(name).is_absolute() or ".." in Path(name).parts:
+            raise ValueError(f"{page.slug}: attachment {name!r} must be a path below the page's")
     out.mkdir(parents=True, exist_ok=True)
     html, data = out / f"{page.slug}.html", out / f"{page.slug}.json"
     html.write_text(render_page(page), encoding="utf-8")
     data.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-    return [html, data]
+    attached = []
+    for name, text in page.attachments.items():
+        path = out / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        attached.append(path)
+    return [html, data, *attached]
 
 
 def write_site(pages: list[Page], out: Path) -> list[Path]:
