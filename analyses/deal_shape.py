@@ -7,6 +7,7 @@ deals are needed (docs/rules.md §6), in games of classic Scopa between greedy p
 
 from __future__ import annotations
 
+import itertools
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +37,11 @@ METHOD = (
     f"{DEALS}, when present, give a plain t-interval cross-check. A game's length is its number of "
     f"deals, from {', '.join(GAME_RUNS)} (targets 11, 16, 21; t intervals over games). A game "
     "needs extra deals for a tie when, after some deal, a side has reached the target but the "
-    "leading sides have equal scores; its share of games has a Wilson interval."
+    "leading sides have equal scores; its share of games has a Wilson interval. The runs of "
+    "different targets share seed and players, so game g of each is dealt the same packs from the "
+    "same first dealer: their lengths are compared paired by game (checked, else Welch), the "
+    "page's one family of differences, with simultaneous (Bonferroni) intervals beside the 95% "
+    "ones."
 )
 COLORS = ("#2b5d8a", "#b5472d", "#5a8f3c")
 
@@ -193,6 +198,62 @@ def game_shape(run: Run) -> GameShape:
 
 
 @dataclass(frozen=True)
+class TargetDifference:
+    """Deals per game under a higher target minus a lower one, over the games both runs played."""
+
+    low: GameShape
+    high: GameShape
+    difference: stats.Estimate
+    paired: bool
+    why: str  # how the games were compared, and why
+
+
+def _per_game(run: Run, games: int) -> pl.DataFrame:
+    """Per game below ``games``: its length in deals and its first dealer's side."""
+    return (
+        run.scan()
+        .filter(pl.col("final") & (pl.col("side") == 0) & (pl.col("game") < games))
+        .select("game", (pl.col("deal").cast(pl.Int64) + 1).alias("length"), "first_dealer")
+        .sort("game")
+        .collect()
+    )
+
+
+def target_difference(low: GameShape, high: GameShape) -> TargetDifference:
+    """How many more deals a game lasts under the higher target, paired by game.
+
+    Runs with the same seed and players deal game g the same packs in the same order and draw
+    the same first dealer (common random numbers), so their game g differ only by the target:
+    the per-game difference of lengths is the effect of the target on that game. Pairing is
+    checked, not assumed: seeds, players and every game's first dealer must agree; otherwise
+    the runs are compared as independent samples (Welch) and the page says why."""
+    a, b = low.run.config, high.run.config
+    n = min(low.games, high.games)
+    x, y = _per_game(low.run, n), _per_game(high.run, n)
+    same = (
+        a["seed"] == b["seed"]
+        and list(a["players"]) == list(b["players"])
+        and x.height == y.height == n
+        and x["game"].equals(y["game"])
+        and x["first_dealer"].equals(y["first_dealer"])
+    )
+    if same:
+        diff, _ = stats.paired_difference(x["length"].to_numpy(), y["length"].to_numpy())
+        why = (
+            f"paired by game over games 0-{n - 1:,} of both runs (same seed, players and first "
+            "dealers, so the same packs: the difference is the target's effect game by game)"
+        )
+    else:
+        values = [
+            np.repeat(g.lengths["length"].to_numpy(), g.lengths["games"].to_numpy())
+            for g in (low, high)
+        ]
+        diff, _ = stats.independent_difference(*values)
+        why = "unpaired (Welch): the runs do not share seeds, players or first dealers"
+    return TargetDifference(low, high, diff, same, why)
+
+
+@dataclass(frozen=True)
 class IndependentDeals:
     run: Run
     deals: int
@@ -345,7 +406,30 @@ def _deal_section(shape: DealShape, plain: IndependentDeals | None) -> reporting
     )
 
 
-def _game_section(games: list[GameShape]) -> reporting.Section:
+def _differences_table(differences: list[TargetDifference]) -> reporting.Table:
+    level = stats.family_level(len(differences))
+    return reporting.Table(
+        "Extra deals per game from a higher target: 95% CI, and the simultaneous (Bonferroni) "
+        f"interval of the {len(differences)} comparisons, each at level {level:.4f}: the page's "
+        "one family of differences",
+        ["higher target minus lower", "games compared", "deals per game [95% CI]",
+         "simultaneous interval", "design"],
+        [
+            [
+                f"{d.high.target} minus {d.low.target}",
+                f"{d.difference.n:,}" if d.paired else f"{d.low.games:,} and {d.high.games:,}",
+                reporting.ci(d.difference),
+                reporting.ci(stats.rescale(d.difference, level)),
+                d.why,
+            ]
+            for d in differences
+        ],
+    )  # fmt: skip
+
+
+def _game_section(
+    games: list[GameShape], differences: list[TargetDifference] = ()
+) -> reporting.Section:
     rows = [
         [
             str(g.target),
@@ -402,6 +486,7 @@ def _game_section(games: list[GameShape]) -> reporting.Section:
                 ["deals", *(f"target {g.target}" for g in games)],
                 shares,
             ),
+            *([_differences_table(list(differences))] if differences else []),
         ],
     )
 
@@ -416,7 +501,10 @@ DEAL_MEASURES = (  # attribute, finding name, unit
 
 
 def findings(
-    shape: DealShape, plain: IndependentDeals | None, games: list[GameShape]
+    shape: DealShape,
+    plain: IndependentDeals | None,
+    games: list[GameShape],
+    differences: list[TargetDifference] = (),
 ) -> list[reporting.Finding]:
     """The estimates of the means table (``deal_shape.deal.*``, and the independent deals'
     cross-check ``deal_shape.independent_deals.*``) and per target the game length and the share
@@ -439,6 +527,14 @@ def findings(
                 "share of games needing extra deals for a tie at the target",
             ),
         ]
+    out += [
+        reporting.Finding(
+            f"deal_shape.target_{d.high.target}_minus_{d.low.target}.deals_per_game",
+            d.difference,
+            "deals per game, higher target minus lower" + (", paired by game" if d.paired else ""),
+        )
+        for d in differences
+    ]
     return out
 
 
@@ -457,6 +553,7 @@ def build(data: Path) -> reporting.Page:
     plain = independent_deals(deals_run) if usable else None
     games = sorted((game_shape(run) for run in game_runs), key=lambda g: g.target)
     head = next((g for g in games if g.run.name == BASE), games[0])
+    differences = [target_difference(lo, hi) for lo, hi in itertools.pairwise(games)]
     finding = (
         f"A game to {head.target} between greedy players lasts {reporting.ci(head.length)} deals, "
         f"and {_pct(head.tie_share)} of games need extra deals because the leaders tie at or above "
@@ -473,10 +570,10 @@ def build(data: Path) -> reporting.Page:
         question=QUESTION,
         method=f"{METHOD} {players_sentence(used)}",
         finding=finding,
-        sections=[_deal_section(shape, plain), _game_section(games)],
+        sections=[_deal_section(shape, plain), _game_section(games, differences)],
         data=provenance,
         reproduce=reproduce("deal_shape"),
-        findings=findings(shape, plain, games),
+        findings=findings(shape, plain, games, differences),
     )
 
 

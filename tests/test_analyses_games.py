@@ -477,3 +477,40 @@ def test_variant_comparison_page(monkeypatch, tmp_path):
     assert "smallest true differences these data detect with 80 % power" in page.method
     names = {f.name for f in page.findings}
     assert {"variant.detectable.scope", "variant.scope.classic"} <= names
+
+
+def test_targets_are_compared_paired_by_game_when_the_runs_share_packs(shape_data, tmp_path):
+    """Same seed, players and first dealers: game g of each run is the same packs, so lengths
+    are differenced game by game; with other first dealers the page falls back to Welch."""
+    found = runs(shape_data)
+    low, high = (deal_shape.game_shape(found[n]) for n in ("classic-greedy", "classic-target-16"))
+    lengths = {t: LENGTHS[t] * 25 + [5] * TIES[t] for t in (11, 16)}
+    n = min(len(lengths[11]), len(lengths[16]))
+    d = deal_shape.target_difference(low, high)
+    assert d.paired and "paired by game" in d.why
+    expected, _ = stats.paired_difference(lengths[11][:n], lengths[16][:n])
+    assert d.difference == expected and d.difference.n == n
+    page = deal_shape.build(shape_data)
+    names = {f.name for f in page.findings}
+    assert {"deal_shape.target_16_minus_11.deals_per_game"} <= names
+    assert "deal_shape.target_21_minus_16.deals_per_game" in names
+    (game,) = [s for s in page.sections if s.heading == "A game"]
+    assert any("simultaneous" in t.caption for t in game.tables)
+
+    # The same lengths, but the higher target's games had other first dealers: not paired.
+    frame = pl.read_parquet(found["classic-target-16"].folder)
+    moved = tmp_path / "classic-target-16"
+    moved.mkdir()
+    frame.with_columns(pl.lit(1, frame["first_dealer"].dtype).alias("first_dealer")).write_parquet(
+        moved / "chunk-000000.parquet"
+    )
+    manifest = found["classic-target-16"].folder.with_name("classic-target-16.manifest.json")
+    (tmp_path / manifest.name).write_text(manifest.read_text())
+    other = deal_shape.game_shape(runs(tmp_path)["classic-target-16"])
+    unpaired = deal_shape.target_difference(low, other)
+    assert not unpaired.paired and "Welch" in unpaired.why
+    welch, _ = stats.independent_difference(lengths[11], lengths[16])
+    assert unpaired.difference.value == pytest.approx(welch.value)
+    assert unpaired.difference.high - unpaired.difference.low == pytest.approx(
+        welch.high - welch.low
+    )
