@@ -378,9 +378,11 @@ def winner_after_deal(
                 return side
     after = [b + t for b, t in zip(before, result.totals, strict=True)]
     if variant.count_in_turn_order:
-        order = seat_sides if seat_sides is not None else [
-            variant.side_of_seat(seat) for seat in range(variant.n_players)
-        ]
+        order = (
+            seat_sides
+            if seat_sides is not None
+            else [variant.side_of_seat(seat) for seat in range(variant.n_players)]
+        )
         for side in order:
             if after[side] >= variant.target:
                 return side
