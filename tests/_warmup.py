@@ -1,0 +1,52 @@
+"""Compile the engine's numba kernels once, before the test workers start (``conftest.py``).
+
+Why: numba compiles a kernel on its first call and keeps it in its on-disk cache, but two pytest
+workers starting on a cold cache (a fresh clone, as on CI) each compile every kernel they touch:
+the same few minutes of CPU twice. Here two processes split the work instead, one compiling the
+fused engine (the largest kernel), the other the lockstep kernels and the compiled players'
+batch kernels; then one more process runs what needs both (search players, the conformance
+check). The workers then load the kernels from the cache. A kernel this misses is compiled by
+the worker that needs it, as before: the warm-up changes how long the suite takes, never what
+it tests.
+
+``python tests/_warmup.py PART`` runs one part; ``conftest.py`` runs them all.
+"""
+
+from __future__ import annotations
+
+import sys
+
+COMPILED = ("random", "greedy", "defensive", "memory", "chitarrella")
+
+
+def fused() -> None:
+    """The fused engine, from packs (deals and games) and from mid-deal states."""
+    from scopa_sim import api
+
+    api.play_deals("classic", ["random", "greedy"], deals=16, seed=0)
+    api.play_games("classic", ["greedy", "memory"], games=4, seed=0)
+
+
+def lockstep() -> None:
+    """The lockstep engine with every compiled player's batch kernel, and the example players."""
+    from scopa_sim import api
+
+    for name in COMPILED:
+        api.play_deals("classic", [name, "random"], deals=16, seed=0, path="lockstep")
+    api.play_deals(
+        "classic", ["examples.compiled_cautious:CompiledCautiousPlayer", "greedy"], deals=8, seed=0
+    )
+
+
+def both() -> None:
+    """What needs the fused and the lockstep kernels: search players and the conformance check."""
+    from scopa_sim.testing import check_player
+
+    for name in (*COMPILED, "pimc:samples=2", "cheater"):
+        check_player(name, ["classic"], deals=4)
+
+
+PARTS = {"fused": fused, "lockstep": lockstep, "both": both}
+
+if __name__ == "__main__":
+    PARTS[sys.argv[1]]()

@@ -1,0 +1,48 @@
+"""Suite-wide set-up: on a parallel run, warm numba's cache before the workers start."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+WARMUP = Path(__file__).with_name("_warmup.py")
+
+
+def _start(part: str) -> subprocess.Popen:
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    }
+    return subprocess.Popen(
+        [sys.executable, str(WARMUP), part], cwd=ROOT, env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
+def _finish(process: subprocess.Popen, part: str) -> None:
+    _, err = process.communicate()
+    if process.returncode:  # the tests that need the kernel will compile it (and show any error)
+        last = err.strip().splitlines()[-1:] or ["no message"]
+        print(f"numba warm-up '{part}' failed ({last[0]}); the workers compile instead")
+
+
+def pytest_configure(config):
+    """With ``-n 2`` or more (``make test``), compile the kernels once in parallel processes
+    (tests/_warmup.py) before xdist starts the workers, which then load them from the cache.
+    ``SCOPA_SIM_NO_WARMUP=1`` skips it. A warm cache makes this a few seconds."""
+    if hasattr(config, "workerinput") or os.environ.get("SCOPA_SIM_NO_WARMUP"):
+        return
+    workers = getattr(config.option, "numprocesses", None)
+    if not isinstance(workers, int) or workers < 2 or config.option.collectonly:
+        return
+    started = time.perf_counter()
+    fused, lockstep = _start("fused"), _start("lockstep")
+    _finish(fused, "fused")
+    both = _start("both")  # needs the fused kernel, now in the cache
+    _finish(lockstep, "lockstep")
+    _finish(both, "both")
+    print(f"numba kernels warmed in {time.perf_counter() - started:.0f} s")
