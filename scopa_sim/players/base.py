@@ -36,6 +36,21 @@ from scopa_sim.rules import Variant
 from scopa_sim.seeding import DecisionRandom
 
 
+def _frozen_arrays(obj) -> None:
+    """Make every array field of a frozen dataclass a C-contiguous, read-only view.
+
+    Why: a compiled player's kernel is compiled once per array type, and numba types an array by
+    its layout and its write flag; without this, the same player met C and strided, writable
+    and read-only arrays (the engine's row subsets, the conformance check's probes) and compiled
+    four times. Read-only also keeps a player from changing what the engine holds. The
+    originals stay as they were: only the views are flagged."""
+    for name, value in vars(obj).items():
+        if isinstance(value, np.ndarray):
+            view = np.ascontiguousarray(value).view()
+            view.flags.writeable = False
+            object.__setattr__(obj, name, view)
+
+
 @dataclass(frozen=True)
 class Observation:
     """One row per decision point. Sides are absolute (the side of the data and the scores)."""
@@ -56,6 +71,9 @@ class Observation:
     #: bound never ranked with fair players): every seat's hand and the deal's pack.
     hidden_hands: np.ndarray | None = None  # uint64[B, n_players], seats in play order
     hidden_pack: np.ndarray | None = None  # int8[B, cards], canonical order
+
+    def __post_init__(self):
+        _frozen_arrays(self)
 
     @property
     def last_play(self) -> bool:
@@ -98,6 +116,9 @@ class LegalActions:
     group: np.ndarray  # int8[B, A]: index of the slot's card among the row's playable cards
     count: np.ndarray  # int64[B]: number of legal actions
     n_cards: np.ndarray  # int64[B]: number of playable cards (groups)
+
+    def __post_init__(self):
+        _frozen_arrays(self)
 
     @property
     def valid(self) -> np.ndarray:
