@@ -40,11 +40,12 @@ simulate: install
 
 # The default tournaments of configs/tournaments.toml (the page "Who plays best?"): one
 # `scopa-sim tournament` command each, printed before it runs (`python -m analyses.who_plays_best
-# --commands` lists them). A complete tournament folder is only re-read, never played again.
+# --commands` lists them). Only tournaments whose folder is not complete are run (`--missing`):
+# a complete one is neither played nor re-read.
 tournament: install
-	@cmds="$$($(BIN)/python -m analyses.who_plays_best --commands --data data)" || exit 1; \
+	@cmds="$$($(BIN)/python -m analyses.who_plays_best --commands --missing --data data)" || exit 1; \
 	printf '%s\n' "$$cmds" | while IFS= read -r cmd; do \
-		echo "$$cmd"; sh -c "$$cmd" < /dev/null || exit 1; \
+		[ -n "$$cmd" ] || continue; echo "$$cmd"; sh -c "$$cmd" < /dev/null || exit 1; \
 	done
 
 # The tournaments of configs/luck_skill.toml (the page "How much is luck, how much is skill?"),
@@ -52,9 +53,9 @@ tournament: install
 # shared with `tournament` and only re-read when complete.
 .PHONY: luck-skill
 luck-skill: install
-	@cmds="$$($(BIN)/python -m analyses.luck_skill --commands --data data)" || exit 1; \
+	@cmds="$$($(BIN)/python -m analyses.luck_skill --commands --missing --data data)" || exit 1; \
 	printf '%s\n' "$$cmds" | while IFS= read -r cmd; do \
-		echo "$$cmd"; sh -c "$$cmd" < /dev/null || exit 1; \
+		[ -n "$$cmd" ] || continue; echo "$$cmd"; sh -c "$$cmd" < /dev/null || exit 1; \
 	done
 
 # Reports from the default data; `simulate`, `tournament` and `luck-skill` first play whatever is

@@ -755,9 +755,10 @@ def _reproduce(specs: list[who_plays_best.Spec], data: Path) -> str:
     )
 
 
-def commands(data: Path = DATA, config: Path = CONFIG) -> list[str]:
-    """The commands of this page's tournaments (who_plays_best's, for another configuration)."""
-    return who_plays_best.commands(data, config)
+def commands(data: Path = DATA, config: Path = CONFIG, missing: bool = False) -> list[str]:
+    """The commands of this page's tournaments (who_plays_best's, for another configuration);
+    with ``missing``, only those not yet complete."""
+    return who_plays_best.commands(data, config, missing)
 
 
 if __name__ == "__main__":
@@ -765,7 +766,7 @@ if __name__ == "__main__":
         argv = sys.argv[2:]
         data = Path(argv[argv.index("--data") + 1]) if "--data" in argv else DATA
         try:
-            print("\n".join(commands(data)))
+            print("\n".join(commands(data, missing="--missing" in argv)))
         except (ValueError, OSError) as err:
             print(f"error: {err}", file=sys.stderr)
             sys.exit(2)

@@ -105,9 +105,28 @@ def load_config(path: Path = CONFIG) -> list[Spec]:
     return specs
 
 
-def commands(data: Path = DATA, config: Path = CONFIG) -> list[str]:
-    """One command per tournament of ``config``, writing into ``data``/tournaments/."""
-    return [spec.command(data) for spec in load_config(config)]
+def commands(data: Path = DATA, config: Path = CONFIG, missing: bool = False) -> list[str]:
+    """One command per tournament of ``config``, writing into ``data``/tournaments/; with
+    ``missing``, only those whose folder is not complete (what ``make tournament`` runs: a
+    complete folder would only be re-read)."""
+    specs = load_config(config)
+    return [s.command(data) for s in specs if not (missing and _complete(s, data))]
+
+
+def _complete(spec: Spec, data: Path) -> bool:
+    """Whether the tournament's folder holds every run of its plan, each complete."""
+    try:
+        spec.plan(data)
+        return spec.folder(data).is_dir() and not _unfinished(spec, data)
+    except (tour.TournamentError, ValueError, OSError):
+        return False  # the command itself says what is wrong
+
+
+def _unfinished(spec: Spec, data: Path, plan: tour.Tournament | None = None) -> list[str]:
+    """The runs of the tournament's plan that are missing or unfinished, by name."""
+    plan = spec.plan(data) if plan is None else plan
+    runs = [config.out for pairing in plan.pairings for config in pairing.runs]
+    return [run.name for run in runs if not (storage.read_manifest(run) or {}).get("complete")]
 
 
 # analysis ----------------------------------------------------------------------------------------
@@ -126,13 +145,11 @@ def load(spec: Spec, data: Path) -> tour.Result:
         plan = spec.plan(data)
     except (tour.TournamentError, ValueError, OSError) as err:
         raise MissingData(f"tournament folder {folder}: {err}") from None
-    runs = [config.out for pairing in plan.pairings for config in pairing.runs]
-    unfinished = [
-        run.name for run in runs if not (storage.read_manifest(run) or {}).get("complete")
-    ]
+    unfinished = _unfinished(spec, data, plan)
     if unfinished:
+        runs = sum(len(pairing.runs) for pairing in plan.pairings)
         raise MissingData(
-            f"tournament folder {folder} is incomplete ({len(unfinished)} of {len(runs)} runs "
+            f"tournament folder {folder} is incomplete ({len(unfinished)} of {runs} runs "
             f"missing or unfinished, e.g. {unfinished[0]}); run `make tournament` to complete it"
         )
     return tour.analyse(plan)
@@ -688,7 +705,7 @@ if __name__ == "__main__":
         argv = sys.argv[2:]
         data = Path(argv[argv.index("--data") + 1]) if "--data" in argv else DATA
         try:
-            print("\n".join(commands(data)))
+            print("\n".join(commands(data, missing="--missing" in argv)))
         except (ValueError, OSError) as err:  # a bad configuration, a folder of another tournament
             print(f"error: {err}", file=sys.stderr)
             sys.exit(2)

@@ -262,3 +262,19 @@ def test_the_page_links_the_largest_swings_of_its_key_pairings_to_exact_replays(
         assert (tmp_path / link.href).read_text() == page.attachments[link.href]
         assert (tmp_path / link.href) in written
         assert page.attachments[link.href].count('<section class="deal ') == 2  # both seatings
+
+
+def test_make_tournament_runs_only_the_tournaments_not_yet_complete(tiny, tmp_path):
+    """`make tournament` asks for the missing tournaments only: a complete folder is neither
+    played nor re-read (make report stays quick), an absent one is run."""
+    data, config, command = tiny
+    assert who_plays_best.commands(data, config) == [command]
+    assert who_plays_best.commands(data, config, missing=True) == []
+    assert who_plays_best.commands(tmp_path, config, missing=True) == who_plays_best.commands(
+        tmp_path, config
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "analyses.who_plays_best", "--commands", "--missing", "--data",
+         str(tmp_path)], capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert out.stdout.split("\n")[0] == who_plays_best.commands(tmp_path)[0]
