@@ -32,14 +32,16 @@ ANALYSES = (
 )
 
 
-def _build(name: str, data: Path):
-    """One page (in a worker process): ``(page, seconds)``, or ``(None, error)`` when its data
-    are missing."""
+def _build(module, data: Path):
+    """One page: ``(page, seconds)``, or ``(None, error)`` when its data are missing.
+    ``module`` is an analysis module, or its name (in a worker process)."""
     import importlib
 
     started = time.perf_counter()
     try:
-        page = importlib.import_module(name).build(data)
+        if isinstance(module, str):
+            module = importlib.import_module(module)
+        page = module.build(data)
     except MissingData as err:
         return None, str(err)
     return page, time.perf_counter() - started
@@ -56,12 +58,15 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
-    from joblib import Parallel, delayed
+    if args.jobs == 1:
+        built = (_build(module, args.data) for module in ANALYSES)
+    else:
+        from joblib import Parallel, delayed
 
+        built = Parallel(n_jobs=args.jobs, return_as="generator")(
+            delayed(_build)(module.__name__, args.data) for module in ANALYSES
+        )  # in ANALYSES order, whichever finishes first
     pages = []
-    built = Parallel(n_jobs=args.jobs, return_as="generator")(
-        delayed(_build)(module.__name__, args.data) for module in ANALYSES
-    )  # in ANALYSES order, whichever finishes first
     for page, detail in built:
         if page is None:
             print(f"error: {detail}", file=sys.stderr)

@@ -275,8 +275,8 @@ def test_each_analysis_alone_and_the_site_write_html_and_json(tiny_data, tmp_pat
         page = reporting.Page(slug, slug, "Q?", "M.", "F.", [], [])
         return types.SimpleNamespace(build=lambda data: page)
 
-    monkeypatch.setattr(site, "ANALYSES", (fake("a"), fake("b")))
-    assert site.main(["--data", str(tiny_data), "--out", str(tmp_path / "all")]) == 0
+    monkeypatch.setattr(site, "ANALYSES", (fake("a"), fake("b")))  # in this process: --jobs 1
+    assert site.main(["--data", str(tiny_data), "--out", str(tmp_path / "all"), "--jobs", "1"]) == 0
     assert sorted(p.name for p in (tmp_path / "all").iterdir()) == [
         "a.html", "a.json", "b.html", "b.json", "index.html",
     ]  # fmt: skip
@@ -350,3 +350,17 @@ def test_the_readme_pandas_example_runs(tiny_data, tmp_path, monkeypatch, capsys
     assert frame.equals(again.to_pandas())
     printed = capsys.readouterr().out
     assert "dealer" in printed and "side" in printed
+
+
+def test_the_site_builds_pages_in_worker_processes_as_it_does_alone(
+    tiny_data, tmp_path, monkeypatch
+):
+    """--jobs 2 builds each page in a worker process: the same files as one process builds."""
+    monkeypatch.setattr(site, "ANALYSES", (deal_shape,))
+    for jobs in ("1", "2"):
+        assert (
+            site.main(["--data", str(tiny_data), "--out", str(tmp_path / jobs), "--jobs", jobs])
+            == 0
+        )
+    for name in ("deal-shape.html", "deal-shape.json", "index.html"):
+        assert (tmp_path / "1" / name).read_text() == (tmp_path / "2" / name).read_text()
