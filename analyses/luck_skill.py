@@ -190,24 +190,7 @@ def _rs(best, upper, n: int) -> tuple[stats.Estimate, stats.Estimate, stats.Esti
 def _plan(spec: who_plays_best.Spec, data: Path) -> tour.Tournament:
     """The tournament of ``spec`` from its folder (nothing is played), refused with one line when
     the folder is missing, incomplete or holds another tournament."""
-    folder = spec.folder(data)
-    if not folder.is_dir():
-        raise MissingData(
-            f"tournament folder {folder} is missing; run `make luck-skill` first "
-            f"(or: {spec.command(data)})"
-        )
-    try:
-        plan = spec.plan(data)
-    except (tour.TournamentError, ValueError, OSError) as err:
-        raise MissingData(f"tournament folder {folder}: {err}") from None
-    runs = [config.out for pairing in plan.pairings for config in pairing.runs]
-    unfinished = [r.name for r in runs if not (storage.read_manifest(r) or {}).get("complete")]
-    if unfinished:
-        raise MissingData(
-            f"tournament folder {folder} is incomplete ({len(unfinished)} of {len(runs)} runs "
-            f"missing or unfinished, e.g. {unfinished[0]}); run `make luck-skill` to complete it"
-        )
-    return plan
+    return who_plays_best.complete_plan(spec, data, target="luck-skill")
 
 
 def seatings(t: tour.Tournament, a: str, b: str) -> tuple[np.ndarray, np.ndarray]:

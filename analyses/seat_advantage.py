@@ -163,12 +163,12 @@ def _first_by_strategy(games: pl.DataFrame, sh: Shape) -> list[FirstDealer]:
     return out
 
 
-def _per_strategy(run: Run) -> list[StrategyEdge]:
-    """Each strategy's points per side-deal when its side deals and when it does not."""
+def _dealing_sums(rows: pl.LazyFrame) -> pl.DataFrame:
+    """Per game and strategy: the points and side-deals when its side dealt (``d_sum``, ``d_n``)
+    and when it did not (``o_sum``, ``o_n``), sorted by strategy then game."""
     points = pl.col("points").cast(pl.Int64)
-    frame = (
-        run.scan()
-        .group_by("game", "strategy")
+    return (
+        rows.group_by("game", "strategy")
         .agg(
             points.filter(pl.col("dealer")).sum().alias("d_sum"),
             pl.col("dealer").sum().cast(pl.Int64).alias("d_n"),
@@ -178,6 +178,11 @@ def _per_strategy(run: Run) -> list[StrategyEdge]:
         .sort("strategy", "game")
         .collect()
     )
+
+
+def _per_strategy(run: Run) -> list[StrategyEdge]:
+    """Each strategy's points per side-deal when its side deals and when it does not."""
+    frame = _dealing_sums(run.scan())
     out = []
     for strategy in sorted(set(run.config["players"])):
         part = frame.filter(pl.col("strategy") == strategy)
@@ -376,7 +381,6 @@ def duplicate_edge(tournament: str, first: Run, second: Run) -> DuplicateEdge | 
     ra, rb = (parse_variant(r.config["variant_label"]) for r in (first, second))
     if compare.difference_reason(ra, rb) or ra.n_sides != 2:
         return f"{first.name} and {second.name}: other deals, or not two sides"
-    points = pl.col("points").cast(pl.Int64)
     cols = ["game", "deal", "side", "strategy", "dealer", "first_dealer", "points"]
     frames = [r.scan().select(cols).with_columns(pl.lit(i).alias("lineup")) for i, r in
               enumerate((first, second))]  # fmt: skip
@@ -390,17 +394,7 @@ def duplicate_edge(tournament: str, first: Run, second: Run) -> DuplicateEdge | 
     )
     if firsts.width != 3 or not firsts["0"].equals(firsts["1"]) or firsts["0"].null_count():
         return f"{first.name} and {second.name}: other games or first dealers"
-    frame = (
-        both.group_by("game", "strategy")
-        .agg(
-            points.filter(pl.col("dealer")).sum().alias("d_sum"),
-            pl.col("dealer").sum().cast(pl.Int64).alias("d_n"),
-            points.filter(~pl.col("dealer")).sum().alias("o_sum"),
-            (~pl.col("dealer")).sum().cast(pl.Int64).alias("o_n"),
-        )
-        .sort("strategy", "game")
-        .collect()
-    )
+    frame = _dealing_sums(both)
     a, b = first.config["players"][0], first.config["players"][1]
     gains, p_values, values = {}, {}, []
     for strategy in (a, b):

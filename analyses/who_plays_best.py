@@ -132,13 +132,14 @@ def _unfinished(spec: Spec, data: Path, plan: tour.Tournament | None = None) -> 
 # analysis ----------------------------------------------------------------------------------------
 
 
-def load(spec: Spec, data: Path) -> tour.Result:
-    """The analysed tournament of ``spec`` from its folder under ``data`` (nothing is played):
-    refused with one line when the folder is missing, incomplete or holds another tournament."""
+def complete_plan(spec: Spec, data: Path, target: str = "tournament") -> tour.Tournament:
+    """The tournament of ``spec`` from its folder under ``data`` (nothing is played): refused
+    with one line when the folder is missing, incomplete or holds another tournament, naming
+    the ``make`` target that plays it."""
     folder = spec.folder(data)
     if not folder.is_dir():
         raise MissingData(
-            f"tournament folder {folder} is missing; run `make tournament` first "
+            f"tournament folder {folder} is missing; run `make {target}` first "
             f"(or: {spec.command(data)})"
         )
     try:
@@ -150,9 +151,14 @@ def load(spec: Spec, data: Path) -> tour.Result:
         runs = sum(len(pairing.runs) for pairing in plan.pairings)
         raise MissingData(
             f"tournament folder {folder} is incomplete ({len(unfinished)} of {runs} runs "
-            f"missing or unfinished, e.g. {unfinished[0]}); run `make tournament` to complete it"
+            f"missing or unfinished, e.g. {unfinished[0]}); run `make {target}` to complete it"
         )
-    return tour.analyse(plan)
+    return plan
+
+
+def load(spec: Spec, data: Path) -> tour.Result:
+    """The analysed tournament of ``spec`` (:func:`complete_plan`)."""
+    return tour.analyse(complete_plan(spec, data))
 
 
 @dataclass(frozen=True)
