@@ -146,6 +146,17 @@ def detectable_effect(
     return float(size * se * np.sqrt(n))
 
 
+def detectable_effect_approx(
+    estimate: Estimate, alpha: float = 0.05, power: float = 0.8, base: float = LEVEL
+) -> float:
+    """:func:`detectable_effect` in closed form, (t(1 - alpha/2) + t(power)) * SE with the
+    interval's degrees of freedom: the usual approximation, within a percent of the exact
+    power solution from n = 30 on, and fast enough for every finding of a page."""
+    df = max(estimate.n - 1, 1)
+    se = estimate.half_width / sps.t.ppf(0.5 + base / 2, df)
+    return float((sps.t.ppf(1 - alpha / 2, df) + sps.t.ppf(power, df)) * se)
+
+
 def running_ratio(sums, counts, points: int = 60, level: float = LEVEL):
     """The ratio estimate ``sum(sums[:k]) / sum(counts[:k])`` over the first k clusters, with
     its linearised (cluster-robust) t interval, at about ``points`` values of k spaced evenly on

@@ -364,3 +364,18 @@ def test_the_site_builds_pages_in_worker_processes_as_it_does_alone(
         )
     for name in ("deal-shape.html", "deal-shape.json", "index.html"):
         assert (tmp_path / "1" / name).read_text() == (tmp_path / "2" / name).read_text()
+
+
+def test_a_page_lists_its_findings_with_the_smallest_effect_its_data_detect():
+    e = stats.Estimate(0.5, 0.4, 0.6, 10_000)
+    exact = stats.Estimate(2.0, 2.0, 2.0, 10)
+    page = reporting.Page(
+        "p", "P", "Q?", "M.", "F.", [], [],
+        findings=[reporting.Finding("p.a", e, "points"), reporting.Finding("p.b", exact, "deals")],
+    )  # fmt: skip
+    rows = reporting.findings_table(page)
+    assert rows[0][:4] == ["p.a", "0.5000 [0.4000, 0.6000]", "10,000", "points"]
+    assert float(rows[0][4]) == pytest.approx(stats.detectable_effect(e), rel=0.01)
+    assert rows[1][4] == "exact"
+    html = reporting.render_page(page)
+    assert "smallest effects these data can detect" in html and "2 findings" in html

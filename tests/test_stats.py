@@ -489,3 +489,11 @@ def test_running_ratio_ends_at_the_whole_sample_estimate():
     # every prefix is the ratio of its own sums, and the band narrows
     assert value[3] == pytest.approx(sums[: k[3]].sum() / counts[: k[3]].sum())
     assert (high - low)[-1] < (high - low)[0] / 5
+
+
+@pytest.mark.parametrize("n", [30, 200, 50_000])
+def test_the_closed_form_detectable_effect_agrees_with_the_power_solution(n):
+    e = stats.mean_ci(np.random.default_rng(n).normal(size=n))
+    exact, approx = stats.detectable_effect(e), stats.detectable_effect_approx(e)
+    assert approx == pytest.approx(exact, rel=0.01)
+    assert approx == pytest.approx(2.8 * e.half_width / 1.96, rel=0.05)

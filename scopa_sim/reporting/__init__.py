@@ -382,11 +382,32 @@ def data_table(rows: list[dict]) -> tuple[list[str], list[list[str]]]:
     return columns, [[cell(k, row.get(k)) for k in columns] for row in rows]
 
 
+def findings_table(page: Page) -> list[list[str]]:
+    """Rows of a page's findings table: name, estimate with its 95 % interval, n, unit, and the
+    smallest effect its data could detect (:func:`scopa_sim.stats.detectable_effect_approx`:
+    a difference from the estimate that a two-sided test at the 5 % level finds with 80 % power;
+    "exact" where the interval has no width)."""
+    from scopa_sim.stats import detectable_effect_approx as detectable_effect
+
+    rows = []
+    for f in page.findings:
+        e = f.estimate
+        finite = all(math.isfinite(v) for v in (e.value, e.low, e.high))
+        if not finite:
+            shown, detect = "—", "—"
+        else:
+            shown = ci(e, 4)
+            detect = "exact" if e.high == e.low else f"{detectable_effect(e):.3g}"
+        rows.append([f.name, shown, f"{e.n:,}", f.unit, detect])
+    return rows
+
+
 def render_page(page: Page) -> str:
     columns, rows = data_table(page.data)
     return _ENV.get_template("page.html.j2").render(
-        page=page, footer=footer(page), data_columns=columns, data_rows=rows
-    )
+        page=page, footer=footer(page), data_columns=columns, data_rows=rows,
+        findings_rows=findings_table(page),
+    )  # fmt: skip
 
 
 def render_index(pages: list[Page], title: str = "scopa-sim reports") -> str:
