@@ -42,24 +42,25 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def positive_int(text: str) -> int:
+def _checked(text: str, convert, kind: str, ok, need: str, what: str = ""):
+    """``convert(text)`` for argparse, or one line saying what is wrong with it."""
     try:
-        value = int(text.replace("_", ""))
+        value = convert(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be positive")
+        raise argparse.ArgumentTypeError(f"{what}{text!r} is not {kind}") from None
+    if not ok(value):
+        raise argparse.ArgumentTypeError(f"{what}{text!r} must be {need}")
     return value
+
+
+def positive_int(text: str) -> int:
+    return _checked(
+        text, lambda t: int(t.replace("_", "")), "a whole number", lambda v: v > 0, "positive"
+    )
 
 
 def seed_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"seed {text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"seed {text!r} must be zero or positive")
-    return value
+    return _checked(text, int, "a whole number", lambda v: v >= 0, "zero or positive", "seed ")
 
 
 def _options_help() -> str:
@@ -671,23 +672,11 @@ examples:
 
 
 def _probability(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be between 0 and 1")
-    return value
+    return _checked(text, float, "a number", lambda v: 0 < v < 1, "between 0 and 1")
 
 
 def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} must be a positive number")
-    return value
+    return _checked(text, float, "a number", lambda v: 0 < v < float("inf"), "a positive number")
 
 
 def _add_plan_parser(commands) -> None:
