@@ -689,6 +689,20 @@ def test_leftovers_go_to_the_last_capturer_when_it_is_the_dealer():
     assert deal.scope == [0, 0]
 
 
+def _only_lays(monkeypatch) -> None:
+    """Both engines' move generators replaced by "every card may only be laid" (the table is
+    seen as empty), so a deal's end can be tested on tables nobody captures from."""
+    real_ref, real_vec = reference.legal_actions, kernels.legal_actions
+    monkeypatch.setattr(
+        reference, "legal_actions", lambda rules, hand, table: real_ref(rules, hand, frozenset())
+    )
+    monkeypatch.setattr(
+        kernels,
+        "legal_actions",
+        lambda hands, tables, *a, **k: real_vec(hands, tables * 0, *a, **k),
+    )
+
+
 def test_nobody_captures_leftovers_belong_to_no_one(monkeypatch):
     """§4: if nobody captured during the deal, the leftovers belong to no one; §8 the pack is
     still conserved (captured sets plus leftovers partition the 40 cards).
@@ -699,15 +713,7 @@ def test_nobody_captures_leftovers_belong_to_no_one(monkeypatch):
     engines' move generators with "every card may only be laid" (their own generator applied
     to an empty table), and the reluctant scripted player lays card after card.
     """
-    real_ref, real_vec = reference.legal_actions, kernels.legal_actions
-    monkeypatch.setattr(
-        reference, "legal_actions", lambda rules, hand, table: real_ref(rules, hand, frozenset())
-    )
-    monkeypatch.setattr(
-        kernels,
-        "legal_actions",
-        lambda hands, tables, *a, **k: real_vec(hands, tables * 0, *a, **k),
-    )
+    _only_lays(monkeypatch)
     pack = canonical_pack(CLASSIC, [])
     deal = play_both(CLASSIC, pack, scripted({}))
     assert all(not m[2] for m in deal.moves)
@@ -1277,15 +1283,7 @@ def test_escoba_opening_makes_the_dealer_last_capturer(monkeypatch):
     is the last capturer until someone else captures: in a deal where nobody else captures,
     every card left at the end is the dealer's side's, not nobody's. As in the test of §4's
     leftovers, both engines' move generators are replaced by "every card may only be laid"."""
-    real_ref, real_vec = reference.legal_actions, kernels.legal_actions
-    monkeypatch.setattr(
-        reference, "legal_actions", lambda rules, hand, table: real_ref(rules, hand, frozenset())
-    )
-    monkeypatch.setattr(
-        kernels,
-        "legal_actions",
-        lambda hands, tables, *a, **k: real_vec(hands, tables * 0, *a, **k),
-    )
+    _only_lays(monkeypatch)
     pack = canonical_pack(ESCOBA, ids("AD 3C 5S 6B"))
     deal = play_both(ESCOBA, pack, scripted({}))
     assert deal.opening == 1 and all(not m[2] for m in deal.moves)
