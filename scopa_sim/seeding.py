@@ -15,7 +15,8 @@ Fisher-Yates loop (:func:`packs`) whose draws are the same hashes, computed one 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from scopa_sim.jit import njit
 
 #: Independent streams; packs never share a stream with players.
 PACKS = 0

@@ -37,7 +37,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from scopa_sim import seeding
 from scopa_sim.engine import deals as lockstep  # the helpers the lockstep path shares
@@ -51,6 +50,7 @@ from scopa_sim.engine.kernels import (
     apply_row,
     lowest_card,
 )
+from scopa_sim.jit import njit
 from scopa_sim.players import tactics
 from scopa_sim.players.base import (
     FUSED_CHITARRELLA,

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.extending import intrinsic
 
+from scopa_sim.jit import njit
 from scopa_sim.rules import Capture, Variant
 
 

@@ -25,9 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from scopa_sim.engine.kernels import KernelRules, lowest_card
+from scopa_sim.jit import njit
 from scopa_sim.players.base import FUSED_CHITARRELLA, LegalActions, Observation, Player
 from scopa_sim.players.defensive import table_after
 from scopa_sim.players.greedy import card_weights

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from scopa_sim.engine.kernels import KernelRules
+from scopa_sim.jit import njit
 from scopa_sim.players.base import FUSED_DEFENSIVE, LegalActions, Observation, Player
 from scopa_sim.players.greedy import action_key, card_weights
 from scopa_sim.players.tactics import next_hand_sizes, rank_masks, sweepers, unseen_cards

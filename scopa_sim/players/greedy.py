@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
-from numba import njit
 
 from scopa_sim.cards import PRIMIERA_STANDARD
 from scopa_sim.engine.kernels import ACE_TAKES_ALL, FIFTEEN, KernelRules, lowest_card
+from scopa_sim.jit import njit
 from scopa_sim.players.base import FUSED_GREEDY, LegalActions, Observation, Player
 from scopa_sim.rules import Variant
 from scopa_sim.seeding import DecisionRandom

@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from scopa_sim.engine.kernels import FIFTEEN, KernelRules, lowest_card
+from scopa_sim.jit import njit
 from scopa_sim.players.base import FUSED_MEMORY, LegalActions, Observation, Player
 from scopa_sim.players.defensive import table_after
 from scopa_sim.players.tactics import (

@@ -25,7 +25,6 @@ from functools import cache
 from typing import ClassVar
 
 import numpy as np
-from numba import njit
 
 from scopa_sim.engine import fused, scoring
 from scopa_sim.engine.kernels import (
@@ -36,6 +35,7 @@ from scopa_sim.engine.kernels import (
     row_tables,
     stack_scratch,
 )
+from scopa_sim.jit import njit
 from scopa_sim.players.base import LegalActions, Observation, Player
 from scopa_sim.players.compiled import COMPILED
 from scopa_sim.players.tactics import unseen_cards

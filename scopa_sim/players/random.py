@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from scopa_sim.jit import njit
 from scopa_sim.players.base import FUSED_RANDOM, LegalActions, Observation, Player
 from scopa_sim.seeding import DecisionRandom
 

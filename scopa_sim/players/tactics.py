@@ -13,9 +13,9 @@ from __future__ import annotations
 from functools import cache
 
 import numpy as np
-from numba import njit
 
 from scopa_sim.engine.kernels import ACE_TAKES_ALL, FIFTEEN, lowest_card
+from scopa_sim.jit import njit
 from scopa_sim.rules import Variant
 
 
