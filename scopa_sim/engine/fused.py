@@ -102,9 +102,17 @@ def _uniform(bits):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _draw(row_key, call_keys, call):
+    """``DecisionRandom.random()``'s call ``call + 1`` (column 0) for the row keyed ``row_key``:
+    a pure function of its counters, so a draw the choice does not depend on (one card left, one
+    capture) is never hashed, and the numbers are those the lockstep engine draws."""
+    return _uniform(mix64_scalar(row_key ^ call_keys[call]))
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _decide(
     code, params, values, hand, table, captured_any, played, dealer, next_cards, next_scopa,
-    scopa_ok, u_card, u_capture, full, ranks, rank_mask, rank_of, spread, rule, fewest, forced,
+    scopa_ok, row_key, call_keys, full, ranks, rank_mask, rank_of, spread, rule, fewest, forced,
     ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture, act_group, st_rem, st_left,
     st_set,
 ):  # fmt: skip
@@ -113,9 +121,10 @@ def _decide(
     The legal actions go to scratch row 0 (``act_*``, of ``cap`` slots); a ``count`` above
     ``cap`` means they did not fit (card and taken are then meaningless). ``params`` and
     ``values`` are the player's ``fused_params`` and ``fused_values`` (zero-padded);
-    ``u_card`` and ``u_capture`` the random player's two draws. What the acting seat sees, as
-    its ``Observation`` shows it: ``hand``, ``table``, ``captured_any`` (every side's captures
-    OR-ed), ``played``, ``dealer`` (its side deals); ``next_cards`` is
+    ``row_key`` and ``call_keys`` give the random player's two draws, ``DecisionRandom``'s calls
+    1 and 2 (:func:`_draw`), each hashed only when the choice depends on it. What the acting
+    seat sees, as its ``Observation`` shows it: ``hand``, ``table``, ``captured_any`` (every
+    side's captures OR-ed), ``played``, ``dealer`` (its side deals); ``next_cards`` is
     ``tactics.next_hand_sizes`` at this play, ``next_scopa`` 1.0 when a sweep on the next play
     would count (else 0.0), ``scopa_ok`` whether one on this play does. Raises for an unknown
     code.
@@ -127,7 +136,9 @@ def _decide(
         # it picks alone: without forced_capture every card of the hand is playable, group k
         # being the k-th card by id.
         n_cards = _popcount(hand)
-        k = min(int(u_card * n_cards), n_cards - 1)
+        k = 0
+        if n_cards > 1:
+            k = min(int(_draw(row_key, call_keys, 0) * n_cards), n_cards - 1)
         rest = hand
         for _ in range(k):
             rest &= rest - one
@@ -141,6 +152,9 @@ def _decide(
             return 1, card, np.uint64(0)  # a lay
         if count > cap:
             return count, card, np.uint64(0)
+        if count == 1:
+            return count, card, act_capture[0, 0]
+        u_capture = _draw(row_key, call_keys, 1)
         return count, card, act_capture[0, min(int(u_capture * count), count - 1)]
     count = _row_actions(
         hand, table, ranks, rank_mask, rank_of, spread, rule, fewest, forced, act_card,
@@ -150,6 +164,7 @@ def _decide(
         return count, -1, np.uint64(0)
     n = n_pack_cards
     if code == FUSED_RANDOM:
+        u_card, u_capture = _draw(row_key, call_keys, 0), _draw(row_key, call_keys, 1)
         j = pick_row(act_group, count, act_group[0, count - 1] + 1, u_card, u_capture, 0)
     elif code == FUSED_GREEDY:
         j = greedy_row(
@@ -240,6 +255,7 @@ def _play(
         else:
             start = start_play[b]
         stopped = False
+        seat = start % n_seats  # p % n_seats, kept without a division per play
         for p in range(start, plays):
             if deal_pos[p] >= 0 and (from_pack or p > start):
                 pos, size = deal_pos[p], deal_size[p]
@@ -248,7 +264,6 @@ def _play(
                     for i in range(pos + s * size, pos + (s + 1) * size):
                         h |= one << np.uint64(packs[b, i])
                     hands[s, b] = h
-            seat = p % n_seats
             if hands[seat, b] == 0:
                 raise ValueError("a seat has no card left to play (a state that is not a deal)")
             side = seat_side[b, seat]
@@ -258,16 +273,14 @@ def _play(
             for s in range(captured.shape[0]):
                 captured_any |= captured[s, b]
             next_scopa = 1.0 if (p + 1 != plays - 1 or last_play_scopa) else 0.0
-            u_card, u_capture = 0.0, 0.0
+            row_key = zero
             if code == FUSED_RANDOM:
-                # DecisionRandom(deal_keys, p): the row's key, then calls 1 and 2 of random().
+                # DecisionRandom(deal_keys, p): the row's key (its calls are hashed in _decide).
                 row_key = mix64_scalar(deal_keys[b] ^ play_keys[p])
-                u_card = _uniform(mix64_scalar(row_key ^ call_keys[0]))
-                u_capture = _uniform(mix64_scalar(row_key ^ call_keys[1]))
             count, card, taken = _decide(
                 code, params[side], values[side], hands[seat, b], table[b], captured_any,
                 played[b], side == seat_side[b, n_seats - 1], next_sizes[p], next_scopa,
-                scopa_ok, u_card, u_capture, full, ranks, rank_mask, rank_of, spread, rule,
+                scopa_ok, row_key, call_keys, full, ranks, rank_mask, rank_of, spread, rule,
                 fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture,
                 act_group, st_rem, st_left, st_set,
             )  # fmt: skip
@@ -282,6 +295,7 @@ def _play(
                 stopped_by[b] = side
                 stopped = True
                 break
+            seat = seat + 1 if seat + 1 < n_seats else 0
         if need[b]:
             continue
         if stopped:
