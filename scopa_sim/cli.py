@@ -2,20 +2,30 @@
 
 Bad input never shows a traceback: it gets one line saying what is wrong and how to fix it,
 and exit status 2. The rules themselves are described for players in docs/rules.md.
+
+Start-up: this module imports the rules (numpy) and nothing heavier. The engine, the players,
+the runner and Parquet (numba, polars: about a second of CPU) are imported inside the commands,
+once the command line has been read and checked: ``--help``, a bad number, an unknown variant,
+player or option, or an output folder that cannot be written get their one line in about a
+quarter of that. The early checks (:func:`check_run_early`, :func:`check_output_early`) make
+the checks of ``runner.RunConfig.create`` and ``runner.run`` that need no engine, in the same
+order and with the same messages, and leave every other check to those functions.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
+import importlib.util
 import json
 import os
 import re
 import sys
 import tomllib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from scopa_sim import __version__, api
-from scopa_sim.players import PLAYERS
+from scopa_sim import __version__
 from scopa_sim.rules import (
     OPTIONS,
     PRESET_HELP,
@@ -23,14 +33,35 @@ from scopa_sim.rules import (
     RulesError,
     Variant,
     parse_assignments,
+    parse_variant,
     variant,
 )
-from scopa_sim.runner import BACKENDS, RunConfig, RunError, run
-from scopa_sim.storage import StorageError
+
+if TYPE_CHECKING:
+    from scopa_sim.runner import RunConfig
 
 EXIT_BAD_INPUT = 2
 RULES_DOC = "docs/rules.md"
-USER_ERRORS = (RulesError, RunError, StorageError)
+
+#: The registered players (``scopa_sim.players.PLAYERS``, in its order) and the runner's
+#: backends (``runner.BACKENDS``), named here so that the parser and the early checks need not
+#: import the engine; tests/test_cli.py checks that they agree with the modules.
+PLAYER_NAMES = ("random", "greedy", "defensive", "memory", "chitarrella", "pimc", "cheater")
+BACKENDS = ("loky", "threading", "multiprocessing", "dask")
+
+
+class InputError(ValueError):
+    """Bad input found by an early check; the message is the one the full check gives."""
+
+
+def user_errors() -> tuple[type[Exception], ...]:
+    """The exceptions that mean bad input (one line, exit status 2). The runner's and the
+    storage's are looked up only when their modules are loaded: until then nothing raises them."""
+    found = [RulesError, InputError, ConfigError]
+    for module, name in (("scopa_sim.runner", "RunError"), ("scopa_sim.storage", "StorageError")):
+        if module in sys.modules:
+            found.append(getattr(sys.modules[module], name))
+    return tuple(found)
 
 
 class ConfigError(ValueError):
@@ -137,7 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     sim.add_argument(
         "--players", metavar="NAME,NAME[,...]",
-        help=f"one player per side, from: {', '.join(PLAYERS)}",
+        help=f"one player per side, from: {', '.join(PLAYER_NAMES)}",
     )  # fmt: skip
     count = sim.add_mutually_exclusive_group()
     count.add_argument("--games", type=positive_int, metavar="N", help="whole games to the target")
@@ -331,7 +362,7 @@ def main(argv: list[str] | None = None) -> int:
             "variants": _variants,
             "players": _players,
         }[args.command](args, getattr(args, "parser", parser))
-    except (*USER_ERRORS, ConfigError) as err:
+    except user_errors() as err:
         print(f"scopa-sim: error: {error_text(err)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
@@ -380,22 +411,24 @@ def _simulate(args, parser) -> int:
             missing.append("--games or --deals")
         if missing:
             parser.error(f"simulate needs {', '.join(missing)} (or --config FILE.toml)")
-        runs = [
-            (
-                RunConfig.create(
-                    variant=args.variant,
-                    options=parse_assignments(args.option),
-                    players=args.players,
-                    mode="games" if args.games else "deals",
-                    count=args.games or args.deals,
-                    seed=args.seed,
-                    out=args.out,
-                    name=args.name,
-                    chunk_size=args.chunk_size,
-                ),
-                None,
-            )
-        ]
+        settings = dict(
+            variant=args.variant,
+            options=parse_assignments(args.option),
+            players=args.players,
+            mode="games" if args.games else "deals",
+            count=args.games or args.deals,
+            seed=args.seed,
+            out=args.out,
+            name=args.name,
+            chunk_size=args.chunk_size,
+        )
+        if check_run_early(settings):
+            check_output_early(settings["out"], backend=args.backend, scheduler=args.scheduler)
+        from scopa_sim.runner import RunConfig
+
+        runs = [(RunConfig.create(**settings), None)]
+    from scopa_sim.runner import run
+
     for config, file_workers in runs:
         summary = run(
             config,
@@ -414,6 +447,131 @@ def _simulate(args, parser) -> int:
             f"{summary.seconds:.1f} s, {rate:,.0f} deals/s per worker)"
         )
     return 0
+
+
+# The early checks: what runner.RunConfig.create, api.resolve and runner.run check first, made
+# without importing them. Each raises the error the full check would raise, with its message,
+# or stops at the first check it cannot make cheaply and leaves that one and the rest to the
+# full checks, which run afterwards in any case (tests/test_cli.py compares the two).
+
+
+def _run_folder(out) -> Path:
+    """``--out`` as the runner resolves it (RunConfig.create)."""
+    return Path(os.path.normpath(Path(out).absolute()))
+
+
+def check_run_early(settings: dict) -> bool:
+    """The checks of ``RunConfig.create(**settings)``, in its order, for a run of registered
+    players named plainly: raise what it would raise; True when it will accept the run, False
+    at the first check it must make itself (a value of the wrong type, ``--out`` in the current
+    folder or above, a player with parameters, of your own or from an entry point)."""
+    count, seed, chunk_size = settings["count"], settings["seed"], settings.get("chunk_size")
+    whole = all(isinstance(v, int) and not isinstance(v, bool) for v in (count, seed))
+    if settings["mode"] not in ("games", "deals") or not whole or count <= 0 or seed < 0:
+        return False
+    if chunk_size is not None and (
+        isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size <= 0
+    ):
+        return False
+    players, out, name = settings["players"], settings["out"], settings.get("name")
+    if isinstance(players, str):
+        players = players.split(",")
+    if not isinstance(players, list | tuple) or not all(isinstance(p, str) for p in players):
+        return False
+    if not isinstance(out, str | Path) or (name is not None and not isinstance(name, str)):
+        return False
+    folder = _run_folder(out)
+    if not folder.name or folder == Path.cwd() or folder in Path.cwd().parents:
+        return False
+    options = dict(sorted((settings.get("options") or {}).items()))  # as RunConfig.rules()
+    rules = variant(settings["variant"], options)
+    return check_players_early(rules, [p.strip() for p in players])
+
+
+def check_players_early(rules: Variant, specs: list[str]) -> bool:
+    """``api.resolve(rules, specs)`` for registered players named plainly: raise what it would
+    raise; True when it will accept them, False at the first spec only the players' registry
+    can read (parameters, MODULE:CLASS, or a name an installed package registers)."""
+    for spec in specs:
+        if not spec.strip():
+            raise RulesError(f"a player is missing; name one of: {', '.join(PLAYER_NAMES)}")
+        if ":" in spec or "=" in spec:
+            return False
+        name = spec.strip()
+        if name not in PLAYER_NAMES:
+            from importlib.metadata import entry_points
+
+            if any(ep.name == name for ep in entry_points(group="scopa_sim.players")):
+                return False
+            raise RulesError(
+                f"unknown player {name!r}; choose one of: {', '.join(PLAYER_NAMES)}, or give "
+                "MODULE:CLASS for your own (docs/players.md)"
+            )
+    if len(specs) != rules.n_sides:
+        raise RulesError(
+            f"{rules.name} is played by {rules.n_sides} sides: name {rules.n_sides} players, "
+            f"one per side (got {len(specs)})"
+        )
+    return True
+
+
+def check_output_early(out, *, backend: str | None, scheduler: str | None) -> None:
+    """The checks ``runner.run`` makes before its first chunk, in its order, for a run that
+    :func:`check_run_early` accepted: raise what it would raise; stop at a folder that holds a
+    run (the runner reads it) and at other folder errors than a file where a folder must go."""
+    if scheduler and backend != "dask":
+        raise InputError("--scheduler goes with --backend dask")
+    folder = _run_folder(out)
+    manifest = folder.with_name(folder.name + ".manifest.json")  # storage.manifest_path
+    if manifest.exists() or (folder.is_dir() and any(folder.glob("chunk-*.parquet"))):
+        return
+    if backend == "dask":  # the runner connects before it prepares the folder
+        if scheduler:
+            check_scheduler_early(scheduler)
+        return
+    if folder.is_dir():  # storage.prepare
+        stray = [p.name for p in folder.iterdir() if not p.name.startswith("chunk-")]
+        if stray:
+            raise InputError(
+                f"{folder} holds files that are not part of a scopa-sim run "
+                f"({', '.join(stray[:3])}); choose an empty or new --out folder"
+            )
+        return
+    existing = folder
+    while not os.path.lexists(existing):
+        existing = existing.parent
+    if existing.is_file():  # folder.mkdir(parents=True, exist_ok=True) fails thus
+        error = errno.EEXIST if existing == folder else errno.ENOTDIR
+        raise InputError(
+            f"cannot write to {folder} ({os.strerror(error)}); choose a writable --out folder"
+        )
+
+
+def check_scheduler_early(address: str) -> None:
+    """Fail at once when the connection to a Dask scheduler's tcp address is refused (nothing
+    listens there), with the message the runner gives after its 10 s connect timeout: dask
+    retries a refused connection until then. Any other outcome is left to dask."""
+    if importlib.util.find_spec("distributed") is None:
+        return  # the runner says how to install the dask extra
+    import socket
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(address if "://" in address else f"tcp://{address}")
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        return
+    if parts.scheme != "tcp" or not host or port is None:
+        return
+    try:
+        socket.create_connection((host, port), timeout=2).close()
+    except ConnectionRefusedError:
+        raise InputError(
+            f"cannot reach the Dask scheduler at {address} (OSError); "  # what dask raises
+            "check the address (tcp://HOST:PORT) and that the scheduler is running"
+        ) from None
+    except OSError:
+        return
 
 
 _RUN_KEYS = {
@@ -451,7 +609,7 @@ def load_batch(path: Path, seed: int | None = None) -> list[tuple[RunConfig, int
     runs = data.get("run", [])
     if not isinstance(runs, list) or not runs:
         raise ConfigError(f"{path}: no [[run]] tables; each run is a [[run]] table")
-    out = []
+    out, early = [], True
     for i, entry in enumerate(runs, 1):
         merged = {**defaults, **entry}
         where = f"{path}: run {i} ({merged.get('name', 'unnamed')})"
@@ -484,22 +642,38 @@ def load_batch(path: Path, seed: int | None = None) -> list[tuple[RunConfig, int
             not isinstance(workers, int) or isinstance(workers, bool) or workers <= 0
         ):
             raise ConfigError(f"{where}: workers must be a positive whole number, not {workers!r}")
+        settings = dict(
+            variant=merged["variant"],
+            options=options,
+            players=merged["players"],
+            mode=mode,
+            count=merged[mode],
+            seed=merged.get("seed") if seed is None else seed,
+            out=Path(merged.get("out", "data")) / merged["name"],
+            name=merged["name"],
+            chunk_size=merged.get("chunk_size"),
+        )
         try:
-            config = RunConfig.create(
-                variant=merged["variant"],
-                options=options,
-                players=merged["players"],
-                mode=mode,
-                count=merged[mode],
-                seed=merged.get("seed") if seed is None else seed,
-                out=Path(merged.get("out", "data")) / merged["name"],
-                name=merged["name"],
-                chunk_size=merged.get("chunk_size"),
-            )
-        except USER_ERRORS as err:
+            # Until a run needs a check only the runner can make, the early checks do; from
+            # that run on, RunConfig.create checks each run in turn, as it always did.
+            early = early and check_run_early(settings)
+            if not early:
+                from scopa_sim.runner import RunConfig
+
+                settings = RunConfig.create(**settings)
+        except user_errors() as err:
             raise ConfigError(f"{where}: {err}") from None
-        out.append((config, workers))
-    return out
+        out.append((where, settings, workers))
+    from scopa_sim.runner import RunConfig
+
+    configs = []
+    for where, settings, workers in out:
+        try:
+            config = settings if isinstance(settings, RunConfig) else RunConfig.create(**settings)
+        except user_errors() as err:
+            raise ConfigError(f"{where}: {err}") from None
+        configs.append((config, workers))
+    return configs
 
 
 # replay -----------------------------------------------------------------------------------------
@@ -509,6 +683,8 @@ def _replay(args, parser) -> int:
     if args.html:
         _check_writable(args.html)
     if args.run:
+        from scopa_sim import api
+
         records = [api.replay_run_deal(args.run, args.game, args.deal)]
     else:
         missing = [f"--{k}" for k in ("variant", "players") if getattr(args, k) is None]
@@ -518,6 +694,8 @@ def _replay(args, parser) -> int:
             )
         rules = variant(args.variant, parse_assignments(args.option))
         lines = [args.deck] if args.deck else _read_lines(args.decks_file)
+        from scopa_sim import api
+
         packs = []
         for n, line in enumerate(lines, 1):
             where = f"{args.decks_file} line {n}" if args.decks_file else "--deck"
@@ -609,6 +787,11 @@ def format_record(record) -> str:
 
 
 def _compare(args, parser) -> int:
+    if args.precision is None:  # the checks below, early: an arm only the rules need to read
+        if args.html:
+            _check_writable(args.html)
+        for text in args.arms:
+            parse_variant(text)  # as compare.parse_arms
     from scopa_sim import compare, reporting
 
     precision = compare.parse_precision(args.precision)
@@ -818,7 +1001,7 @@ def _add_tournament_parser(commands) -> None:
     tour.add_argument(
         "--players", required=True, metavar="NAME,NAME[,...]",
         help=f"two or more players, each once (specs such as pimc:samples=64 or "
-        f"mypkg.mod:Class); from: {', '.join(PLAYERS)}",
+        f"mypkg.mod:Class); from: {', '.join(PLAYER_NAMES)}",
     )  # fmt: skip
     unit = tour.add_mutually_exclusive_group(required=True)
     unit.add_argument(
@@ -866,17 +1049,19 @@ def _add_tournament_parser(commands) -> None:
 
 
 def _tournament(args, parser) -> int:
-    from scopa_sim import tournament
-
     if args.scheduler and args.backend != "dask":
         parser.error("--scheduler goes with --backend dask")
     if args.html:
         _check_writable(args.html)
+    options = parse_assignments(args.option)
+    variant(args.variant, dict(options))  # tournament.plan's first check, early
+    from scopa_sim import tournament
+
     mode = "deals" if args.deals else "games"
     plan = tournament.plan(  # every check, before anything is written
         variant_name=args.variant, players=args.players.split(","), mode=mode,
         count=args.deals or args.games, seed=args.seed, out=args.out,
-        options=parse_assignments(args.option), chunk_size=args.chunk_size,
+        options=options, chunk_size=args.chunk_size,
     )  # fmt: skip
     tournament.play(
         plan, workers=args.workers, backend=args.backend, scheduler=args.scheduler,
@@ -1051,6 +1236,8 @@ def describe_variant(rules: Variant) -> str:
 
 
 def _players(args, parser) -> int:
+    from scopa_sim.players import PLAYERS
+
     for name, player in PLAYERS.items():
         print(f"{name:12s} {player.summary}")
     return 0

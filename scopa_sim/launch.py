@@ -14,7 +14,6 @@ or the config file is left to the command itself, which reports it properly.
 
 from __future__ import annotations
 
-import atexit
 import sys
 import tomllib
 
@@ -63,26 +62,32 @@ def warm_up() -> None:
     api.play_deals("classic", ["random", "greedy"], deals=8, seed=0)
 
 
-def prestart(workers: int) -> None:
-    """Start the ``workers - 1`` loky processes the runner will use, each warming up."""
+def prestart(workers: int):
+    """Start the ``workers - 1`` loky processes the runner will use, each warming up; the
+    executor."""
     from joblib.externals.loky import get_reusable_executor
 
     executor = get_reusable_executor(max_workers=workers - 1)
     for _ in range(workers - 1):
         executor.submit(warm_up)
-    # A command that stops early (bad input, nothing left to play) must not wait for a warm-up;
-    # by exit the runner has collected every chunk it handed out.
-    atexit.register(executor.shutdown, wait=False, kill_workers=True)
+    return executor
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     workers = requested_workers(argv)
-    if workers > 1:
-        prestart(workers)
-    from scopa_sim.cli import main as cli_main
+    executor = prestart(workers) if workers > 1 else None
+    try:
+        from scopa_sim.cli import main as cli_main
 
-    return cli_main(argv)
+        return cli_main(argv)
+    finally:
+        # A command that stops early (bad input, nothing left to play) must not wait for a
+        # warm-up, and by now the runner has collected every chunk it handed out: stop the
+        # workers. (Not at exit: Python waits for an executor's pending work before it runs
+        # the atexit functions, so a bad command line would wait for the warm-up to finish.)
+        if executor is not None:
+            executor.shutdown(wait=False, kill_workers=True)
 
 
 if __name__ == "__main__":

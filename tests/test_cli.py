@@ -356,6 +356,163 @@ def test_replay_bad_run(capsys, small_run):
         assert_bad_input(status, stdout, err, f"game {game}")
 
 
+# the early checks
+
+
+def _without_early_checks(monkeypatch) -> None:
+    """Leave every check to the runner, as before the early checks."""
+    monkeypatch.setattr(cli, "check_run_early", lambda settings: False)
+    monkeypatch.setattr(cli, "check_output_early", lambda out, **kwargs: None)
+
+
+def test_player_names_and_backends_named_in_cli_are_the_registry_and_the_runner_s():
+    assert cli.PLAYER_NAMES == tuple(PLAYERS), "update cli.PLAYER_NAMES"
+    assert cli.BACKENDS == runner.BACKENDS, "update cli.BACKENDS"
+
+
+EARLY_CASES = {
+    **{case: args for case, (args, _) in SIMULATE_BAD.items()},
+    "player with a bad parameter": _with(SIM, "--players", "greedy,pimc:samples=x"),
+    "player of no module": _with(SIM, "--players", "nowhere.mod:Cls,greedy"),
+    "unknown player and variant": _with(_with(SIM, "--players", "x,y"), "--variant", "nope"),
+    "unknown options": [*SIM, "--option", "zeta=1", "--option", "alpha=2"],
+    "blank player": _with(SIM, "--players", "greedy, ,random"),
+    "out under a file": [*SIM, "--out", "{tmp}/file.txt/out"],
+    "out deep under a file": [*SIM, "--out", "{tmp}/file.txt/a/b"],
+    "out is a file": [*SIM, "--out", "{tmp}/file.txt"],
+    "out holds other files": [*SIM, "--out", "{tmp}/mine"],
+    "out in proc": [*SIM, "--out", "/proc/scopa-sim-test-out"],
+    "out is the current folder": [*SIM, "--out", "."],
+    "out holds another run": [*_with(SIM, "--seed", "2"), "--out", "{tmp}/done"],
+    "unwritable out with a bad player": [*_with(SIM, "--players", "greedy,x"), "--out", "/proc/x"],
+}
+
+
+@pytest.mark.parametrize("case", list(EARLY_CASES))
+def test_early_checks_say_what_the_full_checks_say(capsys, tmp_path, monkeypatch, case):
+    """Bad input gets the same line, whether the early checks or the runner find it."""
+    (tmp_path / "file.txt").write_text("a file\n")
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("mine\n")
+    monkeypatch.chdir(tmp_path)
+    args = [a.format(tmp=tmp_path) for a in EARLY_CASES[case]]
+    if "--out" not in args:
+        args += ["--out", str(tmp_path / "out")]
+    if case == "out holds another run":
+        assert scopa_sim(capsys, *SIM, "--out", tmp_path / "done")[0] == 0
+    before = sorted(p.name for p in tmp_path.iterdir())
+    early = scopa_sim(capsys, *args)
+    assert early[0] == 2 and early[1] == "" and len(early[2].splitlines()) == 1, early
+    _without_early_checks(monkeypatch)
+    assert scopa_sim(capsys, *args) == early
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_early_checks_accept_what_the_runner_accepts_and_leave_it_what_they_cannot_check(
+    tmp_path,
+):
+    run = dict(variant="classic", players=" greedy , random ", mode="games", count=5, seed=0,
+               out=tmp_path / "r", options={"target": "16"})  # fmt: skip
+    assert cli.check_run_early(run) is True
+    assert cli.check_run_early({**run, "players": ["greedy", "random"], "chunk_size": 2}) is True
+    for change in (
+        {"players": "greedy,pimc:samples=4"},  # parameters: the registry reads them
+        {"players": "greedy,mypkg.mod:Cls"},
+        {"out": "."},  # the runner says why not
+        {"count": "5"},
+        {"seed": True},
+        {"chunk_size": 0},
+    ):
+        assert cli.check_run_early({**run, **change}) is False, change
+    cli.check_output_early(tmp_path / "r", backend=None, scheduler=None)  # nothing to say
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("case", list(TOML_BAD))
+def test_early_checks_of_a_batch_file_say_what_the_full_checks_say(
+    capsys, tmp_path, monkeypatch, case
+):
+    text, _ = TOML_BAD[case]
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "batch.toml"
+    path.write_text(text)
+    early = scopa_sim(capsys, "simulate", "--config", path)
+    _without_early_checks(monkeypatch)
+    assert scopa_sim(capsys, "simulate", "--config", path) == early
+
+
+#: Command lines whose error (or help) comes before the engine, the players or Parquet are
+#: imported: (arguments, the start of the line on stderr; None for help on stdout).
+CHEAP = [
+    (["--help"], None),
+    (["simulate", "--help"], None),
+    (["tournament", "--help"], None),
+    (["compare", "--help"], None),
+    (["simulate", "--games", "ten"], "scopa-sim simulate: error: argument --games"),
+    (_with(SIM, "--variant", "nope"), "scopa-sim: error: unknown variant 'nope'"),
+    ([*SIM, "--option", "speed=3"], "scopa-sim: error: unknown option 'speed'"),
+    ([*SIM, "--option", "target=x"], "scopa-sim: error: option target takes a whole number"),
+    (_with(SIM, "--players", "greedy,clever"), "scopa-sim: error: unknown player 'clever'"),
+    (_with(SIM, "--players", "greedy"), "scopa-sim: error: classic is played by 2 sides"),
+    ([*SIM, "--scheduler", "tcp://h:1"], "scopa-sim: error: --scheduler goes with --backend dask"),
+    (["variants", "clasic"], "scopa-sim: error: unknown variant 'clasic'"),
+    (["compare", "classic", "classic:bogus=1", "--players", "greedy", "--deals", "9", "--seed",
+      "1"], "scopa-sim: error: unknown option 'bogus'"),
+    (["tournament", "--variant", "nope", "--players", "greedy,random", "--deals", "9", "--seed",
+      "1"], "scopa-sim: error: unknown variant 'nope'"),
+    ([*_with(REPLAY, "--variant", "nope"), "--deck", "1,2"],
+     "scopa-sim: error: unknown variant 'nope'"),
+]  # fmt: skip
+
+_CHEAP_SCRIPT = """
+import contextlib, io, json, sys
+from scopa_sim import cli
+lines = []
+for args in json.loads(sys.argv[1]):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = cli.main(args)
+        except SystemExit as exit:
+            status = exit.code
+    lines.append([status, out.getvalue()[:200], err.getvalue()])
+heavy = ("numba", "polars", "joblib", "scopa_sim.engine", "scopa_sim.players", "scopa_sim.api")
+print(json.dumps({"lines": lines, "heavy": [m for m in heavy if m in sys.modules]}))
+"""
+
+
+def test_help_and_bad_input_come_before_the_heavy_imports(tmp_path):
+    """In one fresh process: each command line gets its help or its one line, and none of them
+    imports numba, polars, joblib, the engine or the players."""
+    (tmp_path / "file.txt").write_text("x\n")
+    batch = tmp_path / "batch.toml"
+    batch.write_text("[defaults]\nseed = 1\n" + GOOD_RUN + GOOD_RUN.replace('"a"', '"b"')
+                     .replace("greedy", "gredy"))  # fmt: skip
+    cases = [
+        *CHEAP,
+        ([*SIM, "--out", str(tmp_path / "file.txt" / "out")], "scopa-sim: error: cannot write"),
+        (["simulate", "--config", str(batch)], f"scopa-sim: error: {batch}: run 2 (b): unknown"),
+    ]
+    argv = [[str(a) for a in args] for args, _ in cases]
+    for args in argv:  # a run folder for the single runs
+        if args[0] == "simulate" and not {"--help", "--config", "--out"} & set(args):
+            args += ["--out", str(tmp_path / "r")]
+    result = subprocess.run(
+        [PYTHON, "-c", _CHEAP_SCRIPT, json.dumps(argv)],
+        capture_output=True, text=True, timeout=60, cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    for (args, start), (status, out, err) in zip(cases, report["lines"], strict=True):
+        if start is None:
+            assert status == 0 and out.startswith("usage: scopa-sim") and err == "", args
+        else:
+            assert status == 2 and out == "" and err.startswith(start), (args, err)
+            assert len(err.splitlines()) == 1, err
+    assert report["heavy"] == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["batch.toml", "file.txt"]
+
+
 def test_usage_errors(capsys):
     for args in ([], ["play"], ["simulate", "--frobnicate"], ["replay", "--json", "extra"]):
         status, stdout, err = scopa_sim(capsys, *args)
@@ -783,17 +940,44 @@ def test_bad_input_out_dot_dot_scratch_in_the_wrong_place(capsys, tmp_path, monk
     assert list((tmp_path / "here").iterdir()) == [], "a scratch folder was left in the cwd"
 
 
+UNREACHABLE = "tcp://127.0.0.1:9"  # nothing listens on the discard port
+UNREACHABLE_LINE = (
+    f"scopa-sim: error: cannot reach the Dask scheduler at {UNREACHABLE} (OSError); check the "
+    "address (tcp://HOST:PORT) and that the scheduler is running"
+)
+
+
 def test_bad_input_unreachable_scheduler(tmp_path):
+    """A refused connection fails at once (the early check), not after dask's 10 s of retries."""
     pytest.importorskip("dask.distributed")
     out = tmp_path / "out"
-    args = [*SIM, "--out", out, "--backend", "dask", "--scheduler", "tcp://127.0.0.1:9"]
+    args = [*SIM, "--out", out, "--backend", "dask", "--scheduler", UNREACHABLE]
     result = subprocess.run(
         [PYTHON, "-m", "scopa_sim", *map(str, args)], capture_output=True, text=True, timeout=90
     )
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
-    assert len(result.stderr.splitlines()) == 1
+    assert result.stderr.splitlines() == [UNREACHABLE_LINE]
     assert complete_manifests(tmp_path) == []
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unreachable_scheduler_through_the_runner_says_the_same(capsys, tmp_path, monkeypatch):
+    """Without the early checks the runner's own connection fails (dask's timeout, shortened
+    here) with the same line."""
+    distributed = pytest.importorskip("dask.distributed")
+    client = distributed.Client
+
+    def quick(address, timeout):  # the runner's Client(address, timeout="10s")
+        return client(address, timeout="0.5s")
+
+    monkeypatch.setattr(distributed, "Client", quick)
+    _without_early_checks(monkeypatch)
+    args = [*SIM, "--out", tmp_path / "out", "--backend", "dask", "--scheduler", UNREACHABLE]
+    status, stdout, err = scopa_sim(capsys, *args)
+    assert_bad_input(status, stdout, err)
+    assert err.splitlines() == [UNREACHABLE_LINE]
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_progress_bar_shows_deals_rate_and_time_left(tmp_path):
