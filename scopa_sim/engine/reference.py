@@ -147,8 +147,12 @@ def _subsets(cards: list[int]):
 def legal_actions(variant: Variant, hand, table) -> list[Action]:
     """Every legal action, by card id then capture. A card that can capture must capture."""
     actions: list[Action] = []
+    sets_of_rank: dict[int, list[frozenset[int]]] = {}  # what a card captures depends on its rank
     for card in sorted(hand):
-        sets = captures(variant, card, table)
+        rank = variant.pack.rank(card)
+        if rank not in sets_of_rank:
+            sets_of_rank[rank] = captures(variant, card, table)
+        sets = sets_of_rank[rank]
         actions += [(card, s) for s in sets] if sets else [(card, frozenset())]
     if variant.forced_capture and any(taken for _, taken in actions):
         actions = [a for a in actions if a[1]]
@@ -277,12 +281,14 @@ def strict_winner(values: Sequence) -> int | None:
 def primiera_value(variant: Variant, cards: set[int]) -> int | None:
     """The side's primiera (best card of each suit, summed); None when it has none."""
     table = PRIMIERA_FACE_ZERO if variant.primiera is PrimieraRule.FACE_ZERO else PRIMIERA_STANDARD
+    values: list[list[int]] = [[], [], [], []]  # per suit, the primiera value of each card
+    for c in cards:
+        values[variant.pack.suit(c)].append(table[variant.pack.rank(c)])
     total = 0
     for suit in range(4):
-        values = [table[variant.pack.rank(c)] for c in cards if variant.pack.suit(c) == suit]
-        if not values and variant.primiera_missing_suit is MissingSuit.VOID:
+        if not values[suit] and variant.primiera_missing_suit is MissingSuit.VOID:
             return None
-        total += max(values, default=0)
+        total += max(values[suit], default=0)
     return total
 
 
