@@ -74,6 +74,10 @@ class Case:
     group: str = "engine"
     #: Extra keyword arguments of ``api.play_deals`` (e.g. an engine path), as (name, value).
     engine: tuple[tuple[str, object], ...] = ()
+    chunk: int = RUNNER_CHUNK  # games per chunk (kind "runner")
+    #: Also measured by ``--quick``, the smoke test (which needs one row of each kind, not both
+    #: sizes of a comparison).
+    quick: bool = True
 
 
 def _deals(case: Case, count: int | range, batch_size: int) -> dict:
@@ -110,7 +114,7 @@ def _runner(case: Case, count: int, batch_size: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="scopa-bench-") as tmp:
         config = RunConfig.create(
             variant=case.variant, players=case.players, mode="games", count=count, seed=SEED,
-            out=Path(tmp) / "run", chunk_size=RUNNER_CHUNK,
+            out=Path(tmp) / "run", chunk_size=case.chunk,
         )  # fmt: skip
         summary = run(config, workers=case.workers, batch_size=batch_size, progress=False)
     return {
@@ -137,20 +141,27 @@ CASES = [
     Case("deals greedy vs greedy", "deals", GREEDY, 300_000),
     Case("games greedy vs greedy", "games", GREEDY, 75_000),  # about 300,000 deals
     Case("memory sliced 100k", "sliced", GREEDY, 100_000, fresh=True, group="memory"),
-    Case("memory sliced 400k", "sliced", GREEDY, 400_000, fresh=True, group="memory"),
+    Case("memory sliced 400k", "sliced", GREEDY, 400_000, fresh=True, group="memory", quick=False),
     Case("memory retained 100k", "deals", GREEDY, 100_000, fresh=True, group="memory"),
-    Case("memory retained 400k", "deals", GREEDY, 400_000, fresh=True, group="memory"),
+    Case("memory retained 400k", "deals", GREEDY, 400_000, fresh=True, group="memory", quick=False),
     # The runner: chunks of whole games written to Parquet, one and two worker processes.
     Case("runner 1 worker", "runner", RANDOM, 100_000, group="runner"),
     Case("runner 2 workers", "runner", RANDOM, 100_000, workers=2, group="runner"),
     Case("runner memory 50k games", "runner", GREEDY, 50_000, fresh=True, group="runner"),
-    Case("runner memory 200k games", "runner", GREEDY, 200_000, fresh=True, group="runner"),
-]
-QUICK = 10  # --quick divides every count by this (growth sizes by GROWTH_QUICK)
+    Case("runner memory 200k games", "runner", GREEDY, 200_000, fresh=True, group="runner",
+         quick=False),
+]  # fmt: skip
+#: --quick (the smoke test, tests/test_bench.py) divides every count by this (growth sizes by
+#: GROWTH_QUICK), plays the runner rows in chunks of RUNNER_QUICK_CHUNK games (2 chunks a row:
+#: two workers both have work, and a chunk is still large enough for its bytes per row) and
+#: leaves out the cases marked ``quick=False``.
+QUICK = 100
+RUNNER_QUICK_CHUNK = 500
 
 #: How cost grows: classic random vs random at each size, each in a fresh process.
 GROWTH_SIZES = (10_000, 100_000, 1_000_000, 10_000_000)
 GROWTH_QUICK = 100
+GROWTH_QUICK_SIZES = GROWTH_SIZES[:2]  # --quick: the two smallest sizes, divided as above
 
 #: Whole-process rows: (deals, workers) of ``scopa-sim simulate``.
 PROCESS_RUNS = ((1_000_000, 1), (2_000_000, 2))
@@ -217,7 +228,7 @@ def measure(case: Case, count: int, batch_size: int, runs: int) -> dict:
     """Warm up, then time ``runs`` runs of ``count``; the row for ``case``."""
     run = RUNNERS[case.kind]
     # Games are ~4 deals; the runner's warm-up spans several chunks so every worker is started.
-    warm_up = {"games": WARM_UP // 4, "runner": 4 * RUNNER_CHUNK}.get(case.kind, WARM_UP)
+    warm_up = {"games": WARM_UP // 4, "runner": 4 * case.chunk}.get(case.kind, WARM_UP)
     run(case, warm_up, batch_size)
     peak = peak_mb()
     if case.fresh:
@@ -411,7 +422,7 @@ def jobs(groups: set[str], quick: bool, batch_size: int, runs: int) -> Iterator[
         yield f"{NATIVE_NAME} ({deals:,})", partial(native_row, deals, runs)
     yield from _case_jobs(CASES, groups, quick, batch_size, runs)
     if "growth" in groups:
-        for size in GROWTH_SIZES:
+        for size in GROWTH_QUICK_SIZES if quick else GROWTH_SIZES:
             count = size // GROWTH_QUICK if quick else size
             case = Case(f"growth {count:,} deals", "chunked", RANDOM, count, fresh=True,
                         group="growth")  # fmt: skip
@@ -433,8 +444,10 @@ def jobs(groups: set[str], quick: bool, batch_size: int, runs: int) -> Iterator[
 
 def _case_jobs(cases, groups, quick, batch_size, runs) -> Iterator[tuple]:
     for case in cases:
-        if case.group in groups:
+        if case.group in groups and (case.quick or not quick):
             count = case.count // QUICK if quick else case.count
+            if quick:
+                case = replace(case, chunk=RUNNER_QUICK_CHUNK)
             if case.fresh:
                 yield f"{case.name} ({count:,})", partial(in_fresh_process, case, count, batch_size)
             else:

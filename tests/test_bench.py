@@ -52,7 +52,7 @@ def test_quick_bench_prints_one_json_row_per_case():
             assert row["share_of_native"] > 0
             assert row["native_deals_per_second"] == native["deals_per_second"]
 
-    cases = [c for c in bench.CASES if c.group in by_group]
+    cases = [c for c in bench.CASES if c.group in by_group and c.quick]
     kept = [row for row in rows if row["group"] in ("engine", "memory", "runner")]
     assert [row["name"] for row in kept] == [case.name for case in cases]
     for row, case in zip(kept, cases, strict=True):
@@ -63,7 +63,8 @@ def test_quick_bench_prints_one_json_row_per_case():
     assert by_name["runner 2 workers"]["speedup_vs_1_worker"] > 0
 
     growth = by_group["growth"]
-    assert [row["deals"] for row in growth] == [n // bench.GROWTH_QUICK for n in bench.GROWTH_SIZES]
+    sizes = bench.GROWTH_QUICK_SIZES
+    assert [row["deals"] for row in growth] == [n // bench.GROWTH_QUICK for n in sizes]
     assert all(row["rss_growth_mb"] >= 0 for row in growth)
 
     one, two = by_group["process"]
@@ -76,6 +77,33 @@ def test_quick_bench_prints_one_json_row_per_case():
         if "skipped" not in row:
             assert row["plays_per_deal"] == PRESETS[row["variant"]].plays
             assert row["ns_per_card"] > 0 and row["per_card_vs_classic"] > 0
+
+
+def test_the_full_bench_measures_every_case_at_its_size_and_quick_one_of_each_kind():
+    """``make bench`` (no --quick) measures every case, growth size and preset at full size;
+    --quick measures a subset of the same rows at small sizes. Nothing is run here."""
+    full = list(bench.jobs(set(bench.GROUPS), False, 8192, 3))
+    quick = list(bench.jobs(set(bench.GROUPS), True, 8192, 1))
+    names = [what for what, _ in full]
+    assert names[0] == f"{bench.NATIVE_NAME} ({bench.NATIVE_DEALS:,})"
+    cases = [*bench.CASES, *bench.preset_cases(), *bench.PATH_CASES]
+    assert {f"{c.name} ({c.count:,})" for c in cases} < set(names)
+    assert [n for n in names if n.startswith("growth")] == [
+        f"growth {n:,} deals" for n in bench.GROWTH_SIZES
+    ]
+    assert [n for n in names if n.startswith("scopa-sim")] == [
+        f"scopa-sim simulate --deals {n:,} --workers {w}" for n, w in bench.PROCESS_RUNS
+    ]
+    assert len(names) == 1 + len(cases) + len(bench.GROWTH_SIZES) + len(bench.PROCESS_RUNS)
+    for what, make in full:  # the runner rows play chunks of the full size
+        if "runner" in what:
+            assert make.args[0].chunk == bench.RUNNER_CHUNK, what
+    assert 0 < len(quick) < len(names)
+    assert {what.split(" (")[0] for what, _ in quick if "(" in what} <= {
+        what.split(" (")[0] for what in names
+    }
+    left_out = {c.name for c in bench.CASES if not c.quick}
+    assert left_out and left_out.isdisjoint(what.split(" (")[0] for what, _ in quick)
 
 
 @pytest.mark.xdist_group("bench")
