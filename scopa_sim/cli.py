@@ -792,7 +792,7 @@ def _compare(args, parser) -> int:
             _check_writable(args.html)
         for text in args.arms:
             parse_variant(text)  # as compare.parse_arms
-    from scopa_sim import compare, reporting
+    from scopa_sim import compare
 
     precision = compare.parse_precision(args.precision)
     if args.html:
@@ -827,6 +827,8 @@ def _compare(args, parser) -> int:
         progress=progress if precision else None,
     )
     if args.html:
+        from scopa_sim import reporting  # matplotlib: only for the page
+
         args.html.write_text(reporting.render_page(compare.page(result)), encoding="utf-8")
     if args.json:
         print(json.dumps([row.to_json() for row in result.rows], indent=1))

@@ -519,7 +519,7 @@ def test_usage_errors(capsys):
         assert_bad_input(status, stdout, err)
 
 
-def test_bad_input_through_the_real_command(tmp_path):
+def test_bad_input_through_the_real_command(capsys, tmp_path):
     """A few of the above through ``python -m scopa_sim``: exit status and stderr of a process."""
     (tmp_path / "file.txt").write_text("x\n")
     toml = tmp_path / "bad.toml"
@@ -534,11 +534,8 @@ def test_bad_input_through_the_real_command(tmp_path):
         "deck": [*REPLAY, "--deck", "1,2,3"],
         "another run": [*_with(SIM, "--seed", "2"), "--out", existing],
     }
-    first = subprocess.run(
-        [PYTHON, "-m", "scopa_sim", *map(str, SIM), "--out", str(existing)],
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
-    assert first.returncode == 0, first.stderr
+    status, _, err = scopa_sim(capsys, *SIM, "--out", existing)  # a run of another seed
+    assert status == 0, err
     procs = {
         name: subprocess.Popen(
             [PYTHON, "-m", "scopa_sim", *map(str, args)],
@@ -980,16 +977,14 @@ def test_unreachable_scheduler_through_the_runner_says_the_same(capsys, tmp_path
     assert list(tmp_path.iterdir()) == []
 
 
-def test_progress_bar_shows_deals_rate_and_time_left(tmp_path):
+def test_progress_bar_shows_deals_rate_and_time_left(capsys, tmp_path):
     """--progress forces the bar that a terminal gets: games done, deals, deals/s, time left."""
     out = tmp_path / "run"
     args = ["simulate", "--variant", "classic", "--players", "greedy,random", "--games", "3000",
             "--seed", "2", "--chunk-size", "1000", "--out", str(out), "--progress"]  # fmt: skip
-    result = subprocess.run(
-        [PYTHON, "-m", "scopa_sim", *args], capture_output=True, text=True, timeout=120
-    )
-    assert result.returncode == 0, result.stderr
-    last = result.stderr.replace("\r", "\n").strip().splitlines()[-1]
+    status, _, err = scopa_sim(capsys, *args)
+    assert status == 0, err
+    last = err.replace("\r", "\n").strip().splitlines()[-1]
     assert "3000/3000" in last and "deals/s" in last and "deals," in last
     assert re.search(r"\[\d\d:\d\d<\d\d:\d\d", last)  # elapsed < time left
 

@@ -464,14 +464,13 @@ def test_cli_table(capsys):
     assert lines[-1].startswith("classic:target=16: seed 2, the same packs in the same seats")
 
 
-def test_cli_json_says_which_comparisons_are_unpaired():
-    proc = subprocess.run(
-        [PYTHON, "-m", "scopa_sim", "compare", "classic", "escoba", "classic:forced_capture=true",
-         "--players", "greedy", "--deals", "3000", "--seed", "1", "--json"],
-        capture_output=True, text=True, timeout=120,
+def test_cli_json_says_which_comparisons_are_unpaired(capsys):
+    status, out, err = scopa_sim(
+        capsys, "compare", "classic", "escoba", "classic:forced_capture=true", "--players",
+        "greedy", "--deals", "3000", "--seed", "1", "--json",
     )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    rows = strict_json(proc.stdout)
+    assert status == 0, err
+    rows = strict_json(out)
     escoba = compare.derived_seed(1, variant("escoba"))
     for r in rows:
         assert set(r) - {"n"} == KEYS

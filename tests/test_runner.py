@@ -24,7 +24,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from scopa_sim import api, runner, seeding, storage
+from scopa_sim import api, cli, runner, seeding, storage
 from scopa_sim.runner import RunConfig, RunError
 from scopa_sim.storage import StorageError
 
@@ -59,6 +59,17 @@ def simulate_command(out, *, games, seed, chunk_size, name, players="greedy,gree
         "--games", str(games), "--seed", str(seed), "--chunk-size", str(chunk_size),
         "--out", str(out), "--name", name, "--no-progress", *extra,
     ]  # fmt: skip
+
+
+def rerun_here(capsys, command: list[str], *, workers: int) -> str:
+    """The same command again, in this process (whose kernels are loaded), with ``workers``:
+    its stdout. (This process's loky worker would outlive the test, so one worker here.)"""
+    args = command[3:]  # without PYTHON -m scopa_sim
+    k = args.index("--workers")
+    status = cli.main([*args[:k], "--workers", str(workers), *args[k + 2 :]])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    return out
 
 
 def assert_whole_run(df: pl.DataFrame, config: RunConfig) -> None:
@@ -196,7 +207,7 @@ def test_common_random_numbers_across_players_and_options(tmp_path):
 # (c) SIGKILL and resume -----------------------------------------------------------------------
 
 
-def test_killed_run_resumes_to_the_uninterrupted_data(tmp_path, big_run):
+def test_killed_run_resumes_to_the_uninterrupted_data(capsys, tmp_path, big_run):
     out = tmp_path / "killed"
     command = simulate_command(
         out, games=BIG["count"], seed=BIG["seed"], chunk_size=KILL_CHUNK, name="big",
@@ -230,11 +241,8 @@ def test_killed_run_resumes_to_the_uninterrupted_data(tmp_path, big_run):
         assert pl.read_parquet(path)["game"].n_unique() == KILL_CHUNK
     assert all(p.name.startswith("chunk-") for p in out.iterdir())
 
-    resumed = subprocess.run(command, capture_output=True, text=True, timeout=120)
-    assert resumed.returncode == 0, resumed.stderr
-    assert (
-        f"{KILL_CHUNKS - len(written)} chunks played, {len(written)} already done" in resumed.stdout
-    )
+    resumed = rerun_here(capsys, command, workers=1)
+    assert f"{KILL_CHUNKS - len(written)} chunks played, {len(written)} already done" in resumed
     done = manifest(out)
     assert done["complete"] is True
     assert done["chunks_done"] == list(range(KILL_CHUNKS))
@@ -245,7 +253,7 @@ def test_killed_run_resumes_to_the_uninterrupted_data(tmp_path, big_run):
     assert_frame_equal(df, data(big_run))
 
 
-def test_ctrl_c_with_two_workers_stops_at_once_and_resumes(tmp_path, big_run):
+def test_ctrl_c_with_two_workers_stops_at_once_and_resumes(capsys, tmp_path, big_run):
     """Ctrl-C on a run with two workers (this process plays chunks in a thread beside a loky
     worker) ends it within seconds with the usual message; the rerun completes the data."""
     out = tmp_path / "interrupted"
@@ -271,8 +279,7 @@ def test_ctrl_c_with_two_workers_stops_at_once_and_resumes(tmp_path, big_run):
     assert "interrupted; run the same command again to resume" in stderr
     assert manifest(out)["complete"] is False
 
-    resumed = subprocess.run(command, capture_output=True, text=True, timeout=120)
-    assert resumed.returncode == 0, resumed.stderr
+    rerun_here(capsys, command, workers=1)
     assert manifest(out)["complete"] is True
     assert_frame_equal(data(out), data(big_run))
 
