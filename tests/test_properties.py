@@ -95,8 +95,15 @@ def _cases():
 CASES = _cases()
 
 SEEDS = st.integers(min_value=0, max_value=2**63 - 1)
+#: Two examples per case (85 cases), the same on every run (derandomize): hypothesis's first is
+#: its simplest (seed 0, every side the random player), the second a fixed draw. The engines'
+#: deal-by-deal agreement at scale is tests/test_agreement.py's (thousands of deals per preset
+#: and option set); these are the invariants, over every preset and option set.
 PROPERTY_SETTINGS = settings(
-    max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=2,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
 )
 
 
@@ -282,7 +289,8 @@ def batch_seat_sides(v, seed: int, out) -> np.ndarray:
 
 
 def players_for(v):
-    return st.lists(st.sampled_from(["greedy", "random"]), min_size=v.n_sides, max_size=v.n_sides)
+    # The random player first: it is the simplest draw, and its deals vary the most.
+    return st.lists(st.sampled_from(["random", "greedy"]), min_size=v.n_sides, max_size=v.n_sides)
 
 
 @pytest.mark.parametrize(("name", "opts"), CASES)
@@ -582,12 +590,15 @@ def replay(v, record):
 def test_batch_move_logs_replay_in_reference(name, opts, seed, data):
     """Every move the vectorised engine offers and plays is legal for the reference engine, and
     replaying the log there gives the same captures, scope, leftovers and points; captured
-    cards and leftovers partition the pack for every deal played to its end."""
+    cards and leftovers partition the pack for every deal played to its end. Ten packs an
+    example: tests/test_agreement.py replays thousands of deals per configuration the same way
+    (and compares the legal actions at every play); here every preset and option set, and the
+    public move log of api.play_packs."""
     v = variant(name, **opts)
     names = data.draw(players_for(v), label="players")
     rng = random.Random(seed)
     n = v.pack.n_cards
-    packs = [rng.sample(range(n), n) for _ in range(20)]
+    packs = [rng.sample(range(n), n) for _ in range(10)]
     for record in api.play_packs(v, names, packs, seed=seed):
         if record.throw_in:
             continue
