@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
-from collections import Counter
+from collections import Counter, defaultdict
 from functools import cache
 
 import numpy as np
@@ -197,6 +197,21 @@ def batch(v, points) -> tuple[Observation, LegalActions]:
     return obs, legal
 
 
+@cache
+def decision_batches(name: str, label: str, search: bool, seeing: bool) -> tuple:
+    """(play, obs, legal) for every play index of ``decision_points(name, label, 24)``: the first
+    4 points of each for a search player, the hidden cards only for a player that sees them.
+    Built once per process and shared by the players (the arrays are read-only)."""
+    v, by_play = decision_points(name, label, 24)
+    out = []
+    for play, points in sorted(by_play.items()):
+        obs, legal = batch(v, points[:4] if search else points)
+        if not seeing:
+            obs = dataclasses.replace(obs, hidden_hands=None, hidden_pack=None)
+        out.append((play, obs, legal))
+    return tuple(out)
+
+
 def decision_random(rows: int, play: int, seed: int = 3) -> seeding.DecisionRandom:
     """The generator of play ``play`` of deals 0 of games 0 .. rows - 1 of a run."""
     key = seeding.stream_key(seed, seeding.PLAYERS)
@@ -255,14 +270,9 @@ def test_act_returns_one_legal_index_per_row(who, name, label):
     """On decision points of random reference deals (not of the player's own play): one legal
     integer index per row, deterministic, independent of the other rows. Search players get
     the first 4 points of each play index (each decision costs them thousands of rollouts)."""
-    v, by_play = decision_points(name, label, 24)
     p = conformance_player(who)
-    for play, points in sorted(by_play.items()):
-        points = points[:4] if who in SEARCH else points
-        obs, legal = batch(v, points)
-        if who not in SEEING:
-            obs = dataclasses.replace(obs, hidden_hands=None, hidden_pack=None)
-        rows = len(points)
+    for play, obs, legal in decision_batches(name, label, who in SEARCH, who in SEEING):
+        rows = len(legal.count)
         choice = p.act(obs, legal, decision_random(rows, play))
         assert isinstance(choice, np.ndarray) and np.issubdtype(choice.dtype, np.integer)
         assert choice.shape == (rows,)
@@ -357,19 +367,28 @@ def test_greedy_lay_avoids_leaving_the_table_sweepable(second_hand, expected, wh
     assert (second.card, second.captured) == move(expected), why
 
 
-def replay_decisions(v, record):
-    """(view, legal actions, chosen action) of every play of a recorded deal, via the reference."""
-    moves = iter(record.moves)
+def recorded_decisions(v, record):
+    """(play, table, legal actions, chosen action) of every play of a recorded deal: the legal
+    actions the engine offered (``DealRecord.legal``, as (card, frozenset) pairs) and the table
+    before the play, followed from the pack and the moves (escoba's opening escobas take the
+    whole opening table). Every capture takes cards on the table, and the move's scopa flag is
+    set exactly when it clears it (where a scopa counts)."""
+    table = set() if record.opening else set(record.pack[: v.table_cards])
     out = []
-
-    def choose(view, legal):
-        m = next(moves)
+    for play, (m, offered) in enumerate(zip(record.moves, record.legal, strict=True)):
+        legal = [(c, frozenset(t)) for c, t in offered]
         action = (m.card, frozenset(m.captured))
         assert action in legal
-        out.append((view, legal, action))
-        return action
-
-    reference.play_deal(v, record.pack, choose)
+        out.append((play, frozenset(table), legal, action))
+        if m.captured:
+            assert set(m.captured) <= table, f"play {play} takes cards not on the table"
+            table -= set(m.captured)
+            counts = play < v.plays - 1 or v.last_play_scopa
+            ace = reference.is_ace_sweep(v, m.card, m.captured) and not v.ace_sweep_scopa
+            assert m.scopa == (counts and not table and not ace), f"scopa flag at play {play}"
+        else:
+            assert not m.scopa
+            table.add(m.card)
     return out
 
 
@@ -383,17 +402,17 @@ def test_greedy_captures_when_it_can_and_prefers_scopa_then_settebello(name, lab
     for record in api.play_packs(v, lineup(v, "greedy"), packs, seed=4):
         if record.throw_in:
             continue
-        for view, legal, (card, taken) in replay_decisions(v, record):
-            last = view.play == v.plays - 1
+        for play, table, legal, (card, taken) in recorded_decisions(v, record):
+            last = play == v.plays - 1
             if any(t for _, t in legal):
                 assert taken, "greedy laid a card although it could capture"
                 seen["capture"] += 1
             scopa_counts = not last or v.last_play_scopa
 
-            def is_scopa(c, t, view=view, scopa_counts=scopa_counts):
+            def is_scopa(c, t, table=table, scopa_counts=scopa_counts):
                 # An ace's sweep in asso piglia tutto is a scopa only with ace_sweep_scopa.
                 ace_sweep = reference.is_ace_sweep(v, c, t) and not v.ace_sweep_scopa
-                return scopa_counts and bool(t) and t == view.table and not ace_sweep
+                return scopa_counts and bool(t) and t == table and not ace_sweep
 
             if any(is_scopa(c, t) for c, t in legal):
                 assert is_scopa(card, taken), "greedy missed a scopa"
@@ -491,16 +510,16 @@ def test_random_player_is_uniform(label):
     v = rules("classic", label)
     rng = np.random.default_rng(20240501)
     packs = [rng.permutation(40).tolist() for _ in range(1500)]
-    card_hits: dict[int, Counter] = {}  # number of playable cards -> index of the chosen card
-    capture_hits: dict[int, Counter] = {}  # captures of the chosen card -> index of the capture
+    card_hits = defaultdict(Counter)  # number of playable cards -> index of the chosen card
+    capture_hits = defaultdict(Counter)  # captures of the chosen card -> index of the capture
     for record in api.play_packs(v, lineup(v, "random"), packs, seed=77):
         if record.throw_in:
             continue
-        for _, legal, (card, taken) in replay_decisions(v, record):
+        for _, _, legal, (card, taken) in recorded_decisions(v, record):
             playable = sorted({c for c, _ in legal})
-            card_hits.setdefault(len(playable), Counter())[playable.index(card)] += 1
+            card_hits[len(playable)][playable.index(card)] += 1
             options = [t for c, t in legal if c == card]
-            capture_hits.setdefault(len(options), Counter())[options.index(taken)] += 1
+            capture_hits[len(options)][options.index(taken)] += 1
     assert set(card_hits) >= {2, 3}
     for hits_by_size in (card_hits, capture_hits):
         for k, hits in hits_by_size.items():
