@@ -265,6 +265,22 @@ def _trimmed(legal: LegalActions, rows: np.ndarray) -> LegalActions:
     )
 
 
+class _Where:
+    """Where a batch of decision points is, for a message: written only when one is raised."""
+
+    __slots__ = ("obs", "suffix")
+
+    def __init__(self, obs: Observation, suffix: str = ""):
+        self.obs, self.suffix = obs, suffix
+
+    def __add__(self, more: str) -> _Where:
+        return _Where(self.obs, self.suffix + more)
+
+    def __str__(self) -> str:
+        o = self.obs
+        return f"at play {o.play + 1} (seat {o.seat}) of {o.variant.describe()}{self.suffix}"
+
+
 @dataclass(frozen=True, eq=False)
 class _Probe(Player):
     """Plays as ``inner`` and checks every call: the engine sees the inner player's choices."""
@@ -290,7 +306,7 @@ class _Probe(Player):
         explains = callable(getattr(self.inner, "explain", None))
         if explains:  # fresh generators for explain: the numbers act gets
             rng_explain = (rng.subset(everyone), rng.subset(subset))
-        where = f"at play {obs.play + 1} (seat {obs.seat}) of {obs.variant.describe()}"
+        where = _Where(obs)
 
         choice = self._call(obs, legal, rng, where)
         self._check_indices(choice, legal, where)
@@ -332,7 +348,7 @@ class _Probe(Player):
                 f"{len(legal.count)} rows)"
             ) from err
 
-    def _check_indices(self, choice, legal: LegalActions, where: str) -> None:
+    def _check_indices(self, choice, legal: LegalActions, where) -> None:
         rows = len(legal.count)
         if not (isinstance(choice, np.ndarray) and np.issubdtype(choice.dtype, np.integer)):
             got = type(choice).__name__
