@@ -7,9 +7,10 @@ Start-up: this module imports the rules (numpy) and nothing heavier. The engine,
 the runner and Parquet (numba, polars: about a second of CPU) are imported inside the commands,
 once the command line has been read and checked: ``--help``, a bad number, an unknown variant,
 player or option, or an output folder that cannot be written get their one line in about a
-quarter of that. The early checks (:func:`check_run_early`, :func:`check_output_early`) make
-the checks of ``runner.RunConfig.create`` and ``runner.run`` that need no engine, in the same
-order and with the same messages, and leave every other check to those functions.
+quarter of that. The early checks (:func:`check_run_early`, :func:`check_output_early`,
+:func:`check_tournament_early`) make the checks of ``runner.RunConfig.create``, ``runner.run``
+and ``tournament.plan`` that need no engine, in the same order and with the same messages, and
+leave every other check to those functions.
 """
 
 from __future__ import annotations
@@ -492,27 +493,56 @@ def check_players_early(rules: Variant, specs: list[str]) -> bool:
     """``api.resolve(rules, specs)`` for registered players named plainly: raise what it would
     raise; True when it will accept them, False at the first spec only the players' registry
     can read (parameters, MODULE:CLASS, or a name an installed package registers)."""
-    for spec in specs:
-        if not spec.strip():
-            raise RulesError(f"a player is missing; name one of: {', '.join(PLAYER_NAMES)}")
-        if ":" in spec or "=" in spec:
-            return False
-        name = spec.strip()
-        if name not in PLAYER_NAMES:
-            from importlib.metadata import entry_points
-
-            if any(ep.name == name for ep in entry_points(group="scopa_sim.players")):
-                return False
-            raise RulesError(
-                f"unknown player {name!r}; choose one of: {', '.join(PLAYER_NAMES)}, or give "
-                "MODULE:CLASS for your own (docs/players.md)"
-            )
+    if not all(map(_registered_player, specs)):
+        return False
     if len(specs) != rules.n_sides:
         raise RulesError(
             f"{rules.name} is played by {rules.n_sides} sides: name {rules.n_sides} players, "
             f"one per side (got {len(specs)})"
         )
     return True
+
+
+def _registered_player(spec: str) -> bool:
+    """``players.player(spec)`` for a plain name: True for a registered player; raise what it
+    would raise for a blank or unknown name; False for a spec only it can read."""
+    if not spec.strip():
+        raise RulesError(f"a player is missing; name one of: {', '.join(PLAYER_NAMES)}")
+    if ":" in spec or "=" in spec:
+        return False
+    name = spec.strip()
+    if name in PLAYER_NAMES:
+        return True
+    from importlib.metadata import entry_points
+
+    if any(ep.name == name for ep in entry_points(group="scopa_sim.players")):
+        return False
+    raise RulesError(
+        f"unknown player {name!r}; choose one of: {', '.join(PLAYER_NAMES)}, or give "
+        "MODULE:CLASS for your own (docs/players.md)"
+    )
+
+
+def check_tournament_early(rules: Variant, players: str) -> None:
+    """The checks of ``tournament.plan`` after the variant, in its order, as far as they need no
+    engine: raise what it would raise; stop at a player only the registry can read."""
+    specs = [p.strip() for p in players.split(",")]
+    if len(specs) < 2:
+        raise InputError(
+            f"a tournament needs at least two players, e.g. --players random,greedy; got {specs}"
+        )
+    seen = set()
+    for spec in specs:
+        if spec in seen:
+            raise InputError(f"player {spec!r} is named twice in --players; name each once")
+        seen.add(spec)
+    if rules.n_sides % 2:
+        raise InputError(
+            f"{rules.name} is played by {rules.n_sides} sides; a duplicate round robin seats two "
+            "players alternately round the table (A,B,A,B...), which needs an even number of "
+            "sides: choose a preset with 2 or 4 sides"
+        )
+    all(map(_registered_player, specs))  # stops at the first it cannot read
 
 
 def check_output_early(out, *, backend: str | None, scheduler: str | None) -> None:
@@ -1056,7 +1086,7 @@ def _tournament(args, parser) -> int:
     if args.html:
         _check_writable(args.html)
     options = parse_assignments(args.option)
-    variant(args.variant, dict(options))  # tournament.plan's first check, early
+    check_tournament_early(variant(args.variant, dict(options)), args.players)  # as plan, early
     from scopa_sim import tournament
 
     mode = "deals" if args.deals else "games"

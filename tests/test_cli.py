@@ -460,6 +460,10 @@ CHEAP = [
       "1"], "scopa-sim: error: unknown option 'bogus'"),
     (["tournament", "--variant", "nope", "--players", "greedy,random", "--deals", "9", "--seed",
       "1"], "scopa-sim: error: unknown variant 'nope'"),
+    (["tournament", "--variant", "classic-3p", "--players", "greedy,random", "--deals", "9",
+      "--seed", "1"], "scopa-sim: error: classic-3p is played by 3 sides"),
+    (["tournament", "--variant", "classic", "--players", "greedy,smart", "--deals", "9",
+      "--seed", "1"], "scopa-sim: error: unknown player 'smart'"),
     ([*_with(REPLAY, "--variant", "nope"), "--deck", "1,2"],
      "scopa-sim: error: unknown variant 'nope'"),
 ]  # fmt: skip

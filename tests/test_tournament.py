@@ -464,6 +464,28 @@ def test_bad_input_one_line_exit_2_nothing_created(tmp_path, monkeypatch, case):
     assert list(tmp_path.iterdir()) == []  # no output folder, no data/
 
 
+EARLY = {
+    **{case: args for case, (args, _) in BAD.items()},
+    "one player of three sides": ["--variant", "classic-3p", "--players", "greedy", *GOOD],
+    "blank player": ["--variant", "classic", "--players", "greedy, ,random", *GOOD],
+    "player with a bad parameter": ["--variant", "classic", "--players", "greedy,pimc:x=1", *GOOD],
+    "unknown after a spec": ["--variant", "classic", "--players", f"{SAME_GREEDY},x", *GOOD],
+}
+
+
+@pytest.mark.parametrize("case", list(EARLY))
+def test_early_checks_say_what_the_full_checks_say(tmp_path, monkeypatch, case):
+    """cli checks the players of a tournament before importing the engine: the same line as
+    tournament.plan's checks, which come after in any case."""
+    monkeypatch.chdir(tmp_path)
+    args = ["tournament", *EARLY[case], "--out", tmp_path / "t"]
+    early = scopa_sim(*args)
+    assert early[0] == 2 and len(early[2].splitlines()) == 1, early
+    monkeypatch.setattr(cli, "check_tournament_early", lambda rules, players: None)
+    assert scopa_sim(*args) == early
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_another_tournament_in_the_same_folder_is_refused_before_any_work(tmp_path):
     common = ("--variant", "classic", "--players", "random,greedy", "--seed", "1")
     run_json(*common, "--deals", 300, "--out", tmp_path / "t")
