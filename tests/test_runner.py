@@ -352,7 +352,7 @@ def _set_manifest(folder: Path, **changes) -> None:
     storage.manifest_path(folder).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
 
 
-def test_refuses_a_folder_of_another_data_version(tmp_path):
+def test_refuses_a_folder_of_another_data_version(capsys, tmp_path):
     """A folder written by another data version or pack stream (or before they were recorded)
     is refused before any work, with one line saying how to rebuild it; never completed."""
     out = tmp_path / "run"
@@ -390,17 +390,18 @@ def test_refuses_a_folder_of_another_data_version(tmp_path):
             assert not (out / "chunk-000001.parquet").exists()
         _set_manifest(out, data_version=2, pack_stream=2)
 
-    # The command line says the same in one line, and writes nothing.
+    # The command line says the same in one line, and writes nothing. (A process's exit status
+    # and stderr for a folder that holds another run: tests/test_cli.py.)
     _set_manifest(out, data_version=None, pack_stream=None)
     before = _snapshot(out)
-    result = subprocess.run(
-        [PYTHON, "-m", "scopa_sim", "simulate", "--variant", "classic", "--players",
-         "greedy,random", "--games", "500", "--seed", "1", "--chunk-size", "200", "--out",
-         str(out), "--name", "same", "--no-progress"],
-        capture_output=True, text=True, timeout=120,
+    status = cli.main(
+        ["simulate", "--variant", "classic", "--players", "greedy,random", "--games", "500",
+         "--seed", "1", "--chunk-size", "200", "--out", str(out), "--name", "same",
+         "--no-progress"]
     )  # fmt: skip
-    assert result.returncode == 2, result.stderr
-    assert result.stderr.strip().splitlines() == [
+    stdout, stderr = capsys.readouterr()
+    assert status == 2 and stdout == "", stderr
+    assert stderr.splitlines() == [
         f"scopa-sim: error: {out} was written by an older scopa-sim (data version 1, pack "
         f"stream 1; {here}); delete {out} and {storage.manifest_path(out)} to rebuild it, "
         "or choose another --out"
