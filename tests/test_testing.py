@@ -236,7 +236,7 @@ class NotAPlayer:
 )
 def test_players_that_break_the_contract_fail_with_the_rule_they_break(cheat, message):
     with pytest.raises(PlayerCheckError, match=message) as caught:
-        check_player(cheat, FEW, deals=48)
+        check_player(cheat, FEW, deals=16)
     assert isinstance(caught.value, AssertionError)  # reads as a failed assertion in pytest
     text = str(caught.value)
     assert cheat.name in text and "\n" not in text
@@ -246,12 +246,12 @@ def test_a_fused_policy_that_disagrees_with_act_fails():
     if not LaysHighest().fused_code or "path" not in inspect.signature(api.play_deals).parameters:
         pytest.skip("this engine has no fused path")
     with pytest.raises(PlayerCheckError, match=r"fused row policy .* does not choose what act"):
-        check_player(LaysHighest(), FEW, deals=48)
+        check_player(LaysHighest(), FEW, deals=16)
 
 
 def test_the_hidden_card_message_names_the_seat_the_play_and_the_hand():
     with pytest.raises(PlayerCheckError) as caught:
-        check_player(FramePeeker(), ["scopa-52"], deals=48)
+        check_player(FramePeeker(), ["scopa-52"], deals=16)
     text = str(caught.value)
     assert "in scopa-52, two deals identical in everything seat" in text
     assert "its own hand" in text and "differ only in cards hidden from it" in text
@@ -285,10 +285,11 @@ class DeclaredPeeker(FramePeeker):
 
 
 def test_a_player_that_declares_it_sees_hidden_cards_is_not_checked_for_blindness():
-    report = check_player(DeclaredPeeker(), FEW, deals=24)
+    # Checked for blindness, it would fail (the frame peeker is caught on these variants with 8
+    # deals); tests/test_players.py asserts report.blind for every registered player.
+    report = check_player(DeclaredPeeker(), FEW, deals=8)
     assert report.blind is False and report.pairs == 0
     assert "sees hidden cards by declaration: blindness not checked" in str(report)
-    assert check_player("greedy", FEW, deals=24).blind is True
 
 
 # the example players -----------------------------------------------------------------------------
