@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from scopa_sim import launch
 from scopa_sim.launch import requested_workers
 
 
@@ -53,3 +54,28 @@ def test_a_bad_command_line_fails_fast_and_cleanly_with_workers_started(tmp_path
     assert "Traceback" not in out.stderr
     assert out.stderr.count("\n") == 1 and "nope" in out.stderr
     assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["simulate", "--workers", "2", "--variant", "nope", "--players", "random,random"],
+        ["simulate", "--workers", "2", "--games", "ten"],  # argparse: SystemExit
+    ],
+)
+def test_prestarted_workers_are_stopped_when_the_command_ends(monkeypatch, capsys, tmp_path, argv):
+    """Not left to exit, where Python would first wait for their warm-up to finish."""
+    calls = []
+
+    class Executor:
+        def shutdown(self, **kwargs):
+            calls.append(kwargs)
+
+    monkeypatch.setattr(launch, "prestart", lambda workers: Executor())
+    try:
+        status = launch.main([*argv, "--deals", "10", "--seed", "1", "--out", str(tmp_path / "r")])
+    except SystemExit as exit:
+        status = exit.code
+    err = capsys.readouterr().err
+    assert status == 2 and ("nope" in err or "ten" in err), err
+    assert calls == [{"wait": False, "kill_workers": True}]
