@@ -2,15 +2,15 @@
 the greedy and random players.
 
 The conformance suite runs each player of ``scopa_sim.players.PLAYERS`` through
-``scopa_sim.testing.check_player`` on every preset (with and without forced capture, and a few
-other option sets) against the contract of ``players/base.py``: ``act`` returns one legal index
-per row, is deterministic and does not depend on which other rows share the batch; whole runs
-do not depend on the batch size; a player cannot see hidden cards (unless it declares
-``sees_hidden_cards``); a fused row policy plays as act; players are frozen. Every player also
-plays the decision points of random reference deals. Search players (a ``samples`` parameter)
-are run with 2 samples and on fewer deals: the contract does not depend on the sample count,
-and each of their decisions costs thousands of rollouts. (tests/test_testing.py checks that
-check_player catches the players that break the contract.)
+``scopa_sim.testing.check_player`` on every preset (and with forced capture on one preset per
+capture rule, and a few other option sets) against the contract of ``players/base.py``: ``act``
+returns one legal index per row, is deterministic and does not depend on which other rows share
+the batch; whole runs do not depend on the batch size; a player cannot see hidden cards (unless
+it declares ``sees_hidden_cards``); a fused row policy plays as act; players are frozen. Every
+player also plays the decision points of random reference deals. Search players (a ``samples``
+parameter) are run with 2 samples and on fewer deals: the contract does not depend on the
+sample count, and each of their decisions costs thousands of rollouts. (tests/test_testing.py
+checks that check_player catches the players that break the contract.)
 
 The greedy player's documented behaviour is checked on explicit packs, under each capture rule
 (classic, escoba, asso piglia tutto, the 52-card pack) and each scoring.
@@ -234,19 +234,27 @@ def decision_random(rows: int, play: int, seed: int = 3) -> seeding.DecisionRand
 # built by this file from the reference engine rather than by the batch engine.
 
 
+#: Forced capture under check_player: one preset per capture rule (match or sum, fifteen, the ace
+#: that takes all) and the 52-card pack. Forced capture changes only which legal actions a player
+#: is offered, whatever the number of players or the hands; every player also meets it on the
+#: reference decision points of every forced rule case below, and the engines play it with 2, 3,
+#: 4 and 6 players and both packs in tests/test_fused.py and tests/test_agreement.py.
+FORCED_PRESETS = ("classic", "escoba", "asso-piglia-tutto", "scopa-52-3p")
+
+
 def contract_cases() -> list:
-    """(player, preset, option label) for check_player: non-search players on every preset with
-    the default rules and with forced capture, plus the fewest-cards/last-play-scopa set on three
-    presets; search players on every preset with the default rules, plus two option sets."""
+    """(player, preset, option label) for check_player: every player on every preset with the
+    default rules; non-search players also with forced capture on FORCED_PRESETS and with the
+    fewest-cards/last-play-scopa set on three presets; search players with two option sets."""
     cases = []
     for who in PLAYER_NAMES:
-        labels = ["default"] if who in SEARCH else ["default", "forced"]
-        cases += [(who, name, label) for name in PRESETS for label in labels]
+        cases += [(who, name, "default") for name in PRESETS]
         extra = (
             [("classic", "forced"), ("scopone-scientifico", "fewest-last-scopa")]
             if who in SEARCH
-            else [(n, "fewest-last-scopa")
-                  for n in ("classic-4p", "asso-piglia-tutto", "scopone-scientifico")]
+            else [(n, "forced") for n in FORCED_PRESETS]
+            + [(n, "fewest-last-scopa")
+               for n in ("classic-4p", "asso-piglia-tutto", "scopone-scientifico")]
         )  # fmt: skip
         cases += [(who, name, label) for name, label in extra]
     return [pytest.param(*c, id=f"{c[0]}-{c[1]}-{c[2]}") for c in cases]

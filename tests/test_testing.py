@@ -38,16 +38,23 @@ FEW = ["classic", "classic-4p", "scopa-52"]
 
 
 # The registered players pass check_player on every preset in tests/test_players.py (its
-# conformance suite is check_player); here, the example players of docs/players.md, with the
-# defaults a player author gets (every preset, default rules and forced capture).
+# conformance suite is check_player); here, the example players of docs/players.md: the numpy one
+# with the defaults a player author gets (every preset, default rules and forced capture), the
+# compiled one, which plays exactly as the numpy one (below), on every preset and with forced
+# capture on one preset per capture rule (forced capture changes only the legal actions offered).
+FORCED = ["classic", "escoba", "asso-piglia-tutto", "scopa-52-3p"]
 
 
-@pytest.mark.parametrize("name", EXAMPLES)
-def test_the_example_players_pass_on_every_preset(name):
+@pytest.mark.parametrize(
+    ("name", "variants"),
+    [(EXAMPLES[0], None), (EXAMPLES[1], [*PRESETS, *(f"{n}:forced_capture=true" for n in FORCED)])],
+    ids=EXAMPLES,
+)
+def test_the_example_players_pass_on_every_preset(name, variants):
     deals = 32
-    report = check_player(name, deals=deals)
+    report = check_player(name, variants, deals=deals)
     assert isinstance(report, CheckReport)
-    expected = len(PRESETS) * len(DEFAULT_OPTIONS)
+    expected = len(PRESETS) * len(DEFAULT_OPTIONS) if variants is None else len(variants)
     assert len(report.variants) == expected
     assert report.decisions > 20 * deals * expected and report.deals > deals * expected
     assert report.blind and report.pairs > 0 and report.explain
