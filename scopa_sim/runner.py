@@ -20,7 +20,6 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -140,11 +139,6 @@ class ChunkResult:
 
 def play_chunk(config: RunConfig, chunk: int, batch_size: int) -> ChunkResult:
     """Play one chunk and write its file: the unit of work a worker does."""
-    return _write_chunk(*_simulate_chunk(config, chunk, batch_size))
-
-
-def _simulate_chunk(config: RunConfig, chunk: int, batch_size: int):
-    """Play one chunk: what :func:`_write_chunk` writes."""
     rules, players = api.resolve(config.rules(), config.players)
     span = config.chunk_span(chunk)
     started = time.perf_counter()
@@ -156,40 +150,16 @@ def _simulate_chunk(config: RunConfig, chunk: int, batch_size: int):
         outcomes = api.play_deals(
             rules, players, deals=span, seed=config.seed, batch_size=batch_size
         )
-    return config, rules, chunk, span, outcomes, time.perf_counter() - started
-
-
-def _write_chunk(config, rules, chunk, span, outcomes, simulated) -> ChunkResult:
-    """Write a played chunk's file (atomically: a file in place is complete)."""
-    started = time.perf_counter()
+    simulated = time.perf_counter()
     frame = storage.outcomes_frame(
         outcomes, run=config.name, variant=rules.describe(), strategies=list(config.players)
     )
     size = storage.write_chunk(frame, config.out, chunk)
+    written = time.perf_counter()
     return ChunkResult(
         chunk, len(span) if config.mode == "games" else 0, len(outcomes), frame.height, size,
-        simulated, time.perf_counter() - started,
+        simulated - started, written - simulated,
     )  # fmt: skip
-
-
-def _pipelined_chunks(config, todo, batch_size) -> Iterator[ChunkResult]:
-    """One worker: this thread plays chunk k + 1 while a second thread writes chunk k.
-
-    Why: building the frame and writing Parquet were about a sixth of a chunk's time, and both
-    release the GIL (polars), as the compiled engine does, so on a machine with a free core the
-    writing hides behind the play. The data are the same; CPU time is unchanged. At most two
-    chunks' outcomes are held. A chunk is reported (and recorded in the manifest) once its file
-    is in place; one interrupted before that is played again on resume.
-    """
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="scopa-sim-write") as writer:
-        pending = None
-        for chunk in todo:
-            played = _simulate_chunk(config, chunk, batch_size)
-            if pending is not None:
-                yield pending.result()
-            pending = writer.submit(_write_chunk, *played)
-        if pending is not None:
-            yield pending.result()
 
 
 @dataclass
@@ -322,7 +292,7 @@ def _run_chunks(config, started, batch_size, workers, backend, progress) -> RunS
     bar = _progress_bar(config, done, enabled=progress)
     with bar:
         if workers == 1 and backend is None:
-            results = _pipelined_chunks(config, todo, batch_size)
+            results = (play_chunk(config, c, batch_size) for c in todo)
         elif backend in (None, "loky"):
             results = _shared_chunks(config, todo, batch_size, workers)
         else:
