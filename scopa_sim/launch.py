@@ -65,9 +65,9 @@ def warm_up() -> None:
 def prestart(workers: int):
     """Start the ``workers - 1`` loky processes the runner will use, each warming up; the
     executor."""
-    from joblib.externals.loky import get_reusable_executor
+    from joblib.executor import get_memmapping_executor  # the pool runner.shared_executor reuses
 
-    executor = get_reusable_executor(max_workers=workers - 1)
+    executor = get_memmapping_executor(workers - 1)
     for _ in range(workers - 1):
         executor.submit(warm_up)
     return executor

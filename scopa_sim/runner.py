@@ -319,6 +319,16 @@ def _run_chunks(config, started, batch_size, workers, backend, progress) -> RunS
     return summary
 
 
+def shared_executor(workers: int):
+    """The process's reusable pool of ``workers`` loky processes, as joblib's ``Parallel``
+    (compare, tournaments) creates and reuses it: loky keeps one such pool per process, and a
+    pool made by loky's own ``get_reusable_executor`` lacks what joblib adds to it, so a later
+    ``Parallel`` call in the same process would fail on it (``_temp_folder_manager``)."""
+    from joblib.executor import get_memmapping_executor
+
+    return get_memmapping_executor(workers)
+
+
 def _shared_chunks(config, todo, batch_size, workers) -> Iterator[ChunkResult]:
     """Play ``todo`` in this process (a thread) and in ``workers - 1`` loky processes.
 
@@ -369,9 +379,7 @@ def _shared_chunks(config, todo, batch_size, workers) -> Iterator[ChunkResult]:
     here_done = False
     ok = interrupted = False
     try:
-        from joblib.externals.loky import get_reusable_executor
-
-        executor = get_reusable_executor(max_workers=workers - 1)
+        executor = shared_executor(workers - 1)
         for _ in range(workers - 1):
             submit_next()
         while in_flight or not here_done:
