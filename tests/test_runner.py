@@ -541,3 +541,13 @@ def test_dask_scheduler_address_gives_the_local_data(tmp_path):
     local = make(tmp_path / "local", players="greedy,greedy", count=1000, seed=22)
     runner.run(local, progress=False)
     assert_frame_equal(data(out), data(local.out))
+
+
+def test_joblib_still_works_in_a_process_after_a_two_worker_run(tmp_path):
+    """The runner's worker pool is the one joblib's Parallel reuses (compare and tournaments run
+    Parallel in the same process): a pool made by loky's own factory broke Parallel."""
+    from joblib import Parallel, delayed
+
+    config = make(tmp_path / "two", count=400, chunk_size=100)
+    runner.run(config, workers=2, progress=False)
+    assert Parallel(n_jobs=2)(delayed(abs)(-k) for k in range(4)) == [0, 1, 2, 3]
