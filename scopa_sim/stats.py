@@ -13,11 +13,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as sps
-from statsmodels.stats.multitest import multipletests
-from statsmodels.stats.proportion import proportion_confint
 
 LEVEL = 0.95
+
+
+def _sps():
+    """``scipy.stats``, imported on first use: it takes 1-3 s, which a process that only plays
+    (a worker of ``compare`` or of a tournament imports this module with its caller's) never
+    needs. ``stats.sps`` is the same module."""
+    from scipy import stats
+
+    return stats
+
+
+def __getattr__(name: str):
+    if name == "sps":
+        return _sps()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -41,12 +53,14 @@ def mean_ci(x, level: float = LEVEL) -> Estimate:
     mean = float(x.mean())
     if len(x) < 2 or np.all(x == x[0]):
         return Estimate(mean, mean, mean, len(x))
-    ci = sps.ttest_1samp(x, 0.0).confidence_interval(level)
+    ci = _sps().ttest_1samp(x, 0.0).confidence_interval(level)
     return Estimate(mean, float(ci.low), float(ci.high), len(x))
 
 
 def proportion_ci(successes: int, n: int, level: float = LEVEL) -> Estimate:
     """A proportion with its Wilson score interval."""
+    from statsmodels.stats.proportion import proportion_confint
+
     low, high = proportion_confint(int(successes), int(n), alpha=1 - level, method="wilson")
     p = successes / n  # the closed form can round the bound at 0 or 1 past the estimate
     return Estimate(p, min(float(low), p), max(float(high), p), int(n))
@@ -58,7 +72,7 @@ def paired_difference(x, y, level: float = LEVEL) -> tuple[Estimate, float]:
     if len(d) < 2 or np.all(d == d[0]):
         value = float(d.mean()) if len(d) else 0.0
         return Estimate(value, value, value, len(d)), 1.0 if value == 0 else 0.0
-    test = sps.ttest_1samp(d, 0.0)
+    test = _sps().ttest_1samp(d, 0.0)
     ci = test.confidence_interval(level)
     return Estimate(float(d.mean()), float(ci.low), float(ci.high), len(d)), float(test.pvalue)
 
@@ -73,7 +87,7 @@ def independent_difference(x, y, level: float = LEVEL) -> tuple[Estimate, float]
     if len(x) < 2 or len(y) < 2 or (np.all(x == x[0]) and np.all(y == y[0])):
         value = float(y.mean() - x.mean()) if len(x) and len(y) else 0.0
         return Estimate(value, value, value, len(x) + len(y)), 1.0 if value == 0 else 0.0
-    test = sps.ttest_ind(y, x, equal_var=False)
+    test = _sps().ttest_ind(y, x, equal_var=False)
     ci = test.confidence_interval(level)
     value = float(np.mean(y) - np.mean(x))
     return Estimate(value, float(ci.low), float(ci.high), len(x) + len(y)), float(test.pvalue)
@@ -107,6 +121,8 @@ def holm(p_values) -> np.ndarray:
     p = np.asarray(p_values, dtype=np.float64)
     if not len(p):
         return p
+    from statsmodels.stats.multitest import multipletests
+
     return multipletests(p, method="holm")[1]
 
 
@@ -125,7 +141,7 @@ def rescale(estimate: Estimate, level: float, base: float = LEVEL) -> Estimate:
     at another level, from its half-width at ``base``: the centre stays, the width scales by the
     ratio of t quantiles (df n - 1; for Welch's df this is exact only for large n, as here)."""
     df = max(estimate.n - 1, 1)
-    ratio = sps.t.ppf(0.5 + level / 2, df) / sps.t.ppf(0.5 + base / 2, df)
+    ratio = _sps().t.ppf(0.5 + level / 2, df) / _sps().t.ppf(0.5 + base / 2, df)
     half = estimate.half_width * ratio
     centre = (estimate.low + estimate.high) / 2
     return Estimate(estimate.value, centre - half, centre + half, estimate.n)
@@ -141,7 +157,7 @@ def detectable_effect(
     from statsmodels.stats.power import TTestPower
 
     n = max(estimate.n, 2)
-    se = estimate.half_width / sps.t.ppf(0.5 + base / 2, n - 1)
+    se = estimate.half_width / _sps().t.ppf(0.5 + base / 2, n - 1)
     size = TTestPower().solve_power(nobs=n, alpha=alpha, power=power, alternative="two-sided")
     return float(size * se * np.sqrt(n))
 
@@ -153,8 +169,8 @@ def detectable_effect_approx(
     interval's degrees of freedom: the usual approximation, within a percent of the exact
     power solution from n = 30 on, and fast enough for every finding of a page."""
     df = max(estimate.n - 1, 1)
-    se = estimate.half_width / sps.t.ppf(0.5 + base / 2, df)
-    return float((sps.t.ppf(1 - alpha / 2, df) + sps.t.ppf(power, df)) * se)
+    se = estimate.half_width / _sps().t.ppf(0.5 + base / 2, df)
+    return float((_sps().t.ppf(1 - alpha / 2, df) + _sps().t.ppf(power, df)) * se)
 
 
 def running_ratio(sums, counts, points: int = 60, level: float = LEVEL):
@@ -174,7 +190,7 @@ def running_ratio(sums, counts, points: int = 60, level: float = LEVEL):
     # Sample variance of (s - r c) / mean(c), whose mean is 0: sum of squares over k - 1.
     sq = (css - 2 * ratio * csn + ratio**2 * cnn) / mean_count**2
     se = np.sqrt(np.maximum(sq, 0) / (k - 1) / k)
-    t = sps.t.ppf(0.5 + level / 2, np.maximum(k - 1, 1))
+    t = _sps().t.ppf(0.5 + level / 2, np.maximum(k - 1, 1))
     return k, ratio, ratio - t * se, ratio + t * se
 
 
