@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scopa_sim import __version__
+from scopa_sim.lineup import lineup_problem
 from scopa_sim.rules import (
     OPTIONS,
     PRESET_HELP,
@@ -527,21 +528,8 @@ def check_tournament_early(rules: Variant, players: str) -> None:
     """The checks of ``tournament.plan`` after the variant, in its order, as far as they need no
     engine: raise what it would raise; stop at a player only the registry can read."""
     specs = [p.strip() for p in players.split(",")]
-    if len(specs) < 2:
-        raise InputError(
-            f"a tournament needs at least two players, e.g. --players random,greedy; got {specs}"
-        )
-    seen = set()
-    for spec in specs:
-        if spec in seen:
-            raise InputError(f"player {spec!r} is named twice in --players; name each once")
-        seen.add(spec)
-    if rules.n_sides % 2:
-        raise InputError(
-            f"{rules.name} is played by {rules.n_sides} sides; a duplicate round robin seats two "
-            "players alternately round the table (A,B,A,B...), which needs an even number of "
-            "sides: choose a preset with 2 or 4 sides"
-        )
+    if problem := lineup_problem(rules, specs):
+        raise InputError(problem)
     all(map(_registered_player, specs))  # stops at the first it cannot read
 
 

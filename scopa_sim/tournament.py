@@ -75,6 +75,7 @@ import numpy as np
 import polars as pl
 
 from scopa_sim import runner, stats, storage
+from scopa_sim.lineup import lineup_problem
 from scopa_sim.players import player as player_from_spec
 from scopa_sim.rules import variant
 
@@ -181,21 +182,8 @@ def plan(
     if isinstance(players, str):
         players = players.split(",")
     specs = [p.strip() for p in players]
-    if len(specs) < 2:
-        raise TournamentError(
-            f"a tournament needs at least two players, e.g. --players random,greedy; got {specs}"
-        )
-    seen = set()
-    for spec in specs:
-        if spec in seen:
-            raise TournamentError(f"player {spec!r} is named twice in --players; name each once")
-        seen.add(spec)
-    if rules.n_sides % 2:
-        raise TournamentError(
-            f"{rules.name} is played by {rules.n_sides} sides; a duplicate round robin seats two "
-            "players alternately round the table (A,B,A,B...), which needs an even number of "
-            "sides: choose a preset with 2 or 4 sides"
-        )
+    if problem := lineup_problem(rules, specs):
+        raise TournamentError(problem)
     if mode not in runner.MODES:
         raise TournamentError(f"a tournament plays 'games' or 'deals', not {mode!r}")
     entrants = []
