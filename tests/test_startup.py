@@ -1,0 +1,34 @@
+"""Start-up stays light: a process that plays imports neither scipy.linalg (numba would load it
+for BLAS, scopa_sim/jit.py) nor scipy.stats and statsmodels (scopa_sim/stats.py imports them on
+first use), and both still work when an analysis asks for them afterwards."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+PROBE = """
+import sys
+import numpy as np
+from scopa_sim import api, compare, stats, tournament  # what a worker of compare imports
+api.play_deals("classic", ["random", "greedy"], deals=20, seed=0)
+loaded = [m for m in ("scipy.linalg", "scipy.stats", "statsmodels") if m in sys.modules]
+assert not loaded, f"a process that only plays imported {loaded}"
+import scipy.linalg
+assert scipy.linalg.cho_factor(np.eye(2))[0][0, 0] == 1.0
+x, y = np.array([1.0, 2.0, 3.0, 4.0]), np.array([0.0, 1.0, 1.0, 2.0])
+estimate, p = stats.paired_difference(x, y)
+assert estimate.low < estimate.value < estimate.high and 0 < p < 1
+print("ok")
+"""
+
+
+def test_a_process_that_plays_imports_no_scipy_linalg_or_stats():
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "ok"
