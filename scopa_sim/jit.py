@@ -1,4 +1,5 @@
-"""numba, set up once for the package's compiled kernels: import ``njit`` from here.
+"""numba, set up once for the package's compiled kernels: import ``njit`` from here, and the
+bit instructions the kernels share (``ctpop``, ``cttz``, ``ctlz``).
 
 Why: the first time a process compiles a kernel or loads one from numba's cache, numba loads its
 array-math registry (``numba.np.arraymath``), and that registry imports ``scipy.linalg`` (about
@@ -16,9 +17,11 @@ from __future__ import annotations
 
 import sys
 
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
-__all__ = ["njit"]
+__all__ = ["ctlz", "ctpop", "cttz", "njit"]
 
 
 def _load_array_math_without_scipy() -> None:
@@ -32,3 +35,35 @@ def _load_array_math_without_scipy() -> None:
 
 
 _load_array_math_without_scipy()
+
+
+def _bit_intrinsic(name: str, doc: str):
+    """LLVM's ``ctpop``, ``cttz`` or ``ctlz`` of an integer as an int64-valued numba intrinsic:
+    one instruction (popcnt, tzcnt, lzcnt) where the CPU has it."""
+
+    def typer(typingctx, x):
+        if not isinstance(x, types.Integer):
+            return None
+
+        def codegen(context, builder, signature, args):
+            (value,) = args
+            if name == "ctpop":
+                out = builder.ctpop(value)
+            elif name == "cttz":  # defined (the width) on zero
+                out = builder.cttz(value, ir.Constant(ir.IntType(1), 0))
+            else:
+                out = builder.ctlz(value, ir.Constant(ir.IntType(1), 0))
+            if value.type.width < 64:
+                return builder.zext(out, ir.IntType(64))
+            return out
+
+        return types.int64(x), codegen
+
+    typer.__name__ = typer.__qualname__ = name
+    typer.__doc__ = doc
+    return intrinsic(typer)
+
+
+ctpop = _bit_intrinsic("ctpop", "Number of set bits.")
+cttz = _bit_intrinsic("cttz", "Number of trailing zero bits (the width on zero).")
+ctlz = _bit_intrinsic("ctlz", "Number of leading zero bits (the width on zero).")

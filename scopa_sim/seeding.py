@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from scopa_sim.jit import njit
+from scopa_sim.jit import ctlz, njit
 
 #: Independent streams; packs never share a stream with players.
 PACKS = 0
@@ -71,6 +71,33 @@ def hash_counters(key: np.uint64, *counters) -> np.ndarray:
 def to_uniform(bits: np.ndarray) -> np.ndarray:
     """``uint64`` bits to floats uniform on [0, 1), using the top 53 bits."""
     return (bits >> _S11).astype(np.float64) * (1.0 / 9007199254740992.0)
+
+
+_S53 = np.uint64(53)
+_TWO53 = np.uint64(1 << 53)
+_LOW53 = np.uint64((1 << 53) - 1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def uniform_index(bits, n):
+    """``min(int(to_uniform(bits) * n), n - 1)``, the index ``DecisionRandom.integers`` and the
+    random player draw, in integer arithmetic and bit for bit the same, for ``n`` from 1 to 1024.
+
+    Why: the float conversions and products are a long chain of latency on the compiled engine's
+    hot path. The float form computes ``fl(m * n) / 2**53`` with ``m = bits >> 11`` (scaling by a
+    power of two is exact), then truncates: the exact product ``P = m * n`` (below ``2**63``),
+    rounded to 53 significant bits to nearest, ties to even. That rounding changes ``P >> 53``
+    only when it carries into the next multiple of ``2**53``: when the low 53 bits of ``P`` are at
+    least ``2**53 - 2**(s - 1)``, ``s`` being the bits of ``P`` beyond 53 (a tie rounds up there,
+    to an even multiple). ``tests/test_seeding.py`` checks it against the float form.
+    """
+    product = (bits >> _S11) * np.uint64(n)
+    k = product >> _S53
+    if k:
+        half = np.uint64(1) << np.uint64(10 - ctlz(product))  # 2**(s - 1)
+        if (product & _LOW53) >= _TWO53 - half:
+            k += np.uint64(1)
+    return min(np.int64(k), n - 1)
 
 
 _MASK32 = np.uint64(0xFFFFFFFF)

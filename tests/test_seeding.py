@@ -19,6 +19,7 @@ from scipy import stats
 
 from scopa_sim import api, seeding
 from scopa_sim.cards import cards_of
+from scopa_sim.jit import njit
 from scopa_sim.rules import variant
 
 N_CARDS = 40
@@ -61,6 +62,41 @@ def test_mix64_scalar_agrees_with_numpy_bit_for_bit():
     for x, want in zip(xs, vectorised, strict=True):
         got = seeding.mix64_scalar(x)
         assert got == want, f"mix64({x:#x}): compiled {int(got):#x}, numpy {int(want):#x}"
+
+
+@njit
+def _uniform_indices(bits, n, out):
+    for i in range(len(bits)):
+        out[i] = seeding.uniform_index(bits[i], n)
+
+
+def _near_cut_points(n):
+    """Draws whose float product lands within a few units of every cut point k / n, where the
+    float rounding can carry into the next index: the cases an integer shortcut gets wrong."""
+    m = [((k << 53) // n) + d for k in range(1, n) for d in range(-3, 4)]
+    m = np.array([x for x in m if 0 <= x < 2**53], np.uint64) << np.uint64(11)
+    return np.concatenate([m, m | np.uint64(2047)])
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 7, 10, 13, 40, 52, 64, 97, 1000, 1024])
+def test_uniform_index_is_the_float_index_bit_for_bit(n):
+    rng = np.random.default_rng(n)
+    bits = np.concatenate(
+        [
+            rng.integers(0, 2**64, 50_000, dtype=np.uint64, endpoint=False),
+            _near_cut_points(n),
+            np.array([0, 1, 2**11 - 1, 2**64 - 2**11, 2**64 - 1], np.uint64),
+        ]
+    )
+    want = np.minimum((seeding.to_uniform(bits) * n).astype(np.int64), n - 1)
+    got = np.empty(len(bits), np.int64)
+    _uniform_indices(bits, n, got)
+    assert np.array_equal(got, want), bits[got != want][:5]
+    # The cut points are where rounding matters: a plain (m * n) >> 53 differs on some of them
+    # (not for a power of two, whose float product is exact).
+    plain = np.minimum(((bits >> np.uint64(11)) * np.uint64(n)) >> np.uint64(53), n - 1)
+    if n & (n - 1):
+        assert (plain.astype(np.int64) != want).any()
 
 
 def reference_packs(key, game, deal, attempt, n_cards):

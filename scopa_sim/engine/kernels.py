@@ -16,41 +16,11 @@ import functools
 from dataclasses import dataclass
 
 import numpy as np
-from llvmlite import ir
-from numba import types
-from numba.extending import intrinsic
 
+from scopa_sim.jit import ctpop as _ctpop
+from scopa_sim.jit import cttz as _cttz
 from scopa_sim.jit import njit
 from scopa_sim.rules import Capture, Variant
-
-
-def _bit_intrinsic(name: str, doc: str):
-    """LLVM's ``ctpop`` or ``cttz`` of an integer as an int64-valued numba intrinsic: one
-    instruction (popcnt, tzcnt) where the CPU has it."""
-
-    def typer(typingctx, x):
-        if not isinstance(x, types.Integer):
-            return None
-
-        def codegen(context, builder, signature, args):
-            (value,) = args
-            if name == "ctpop":
-                out = builder.ctpop(value)
-            else:  # cttz, defined (the width) on zero
-                out = builder.cttz(value, ir.Constant(ir.IntType(1), 0))
-            if value.type.width < 64:
-                return builder.zext(out, ir.IntType(64))
-            return out
-
-        return types.int64(x), codegen
-
-    typer.__name__ = typer.__qualname__ = f"_{name}"
-    typer.__doc__ = doc
-    return intrinsic(typer)
-
-
-_ctpop = _bit_intrinsic("ctpop", "Number of set bits.")
-_cttz = _bit_intrinsic("cttz", "Number of trailing zero bits.")
 
 
 @njit(cache=True, nogil=True)
@@ -63,6 +33,18 @@ def _popcount(x):
 def lowest_card(x):
     """Id of the lowest set bit of a non-zero mask."""
     return _cttz(x)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def card_rank(c, ranks):
+    """Rank (capture value) of card id ``c``: ``c % ranks + 1``. The two packs' rank counts are
+    tested first so that the compiler divides by a constant (a multiply and a shift) instead of
+    dividing by a variable, which cost a fifth of the greedy player's time."""
+    if ranks == 10:
+        return c % 10 + 1
+    if ranks == 13:
+        return c % 13 + 1
+    return c % ranks + 1
 
 
 #: Capture rules as the kernels know them (``scopa_sim.rules.Capture``).
