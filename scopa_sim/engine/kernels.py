@@ -200,11 +200,27 @@ def _card_captures(
                 out_group[b, n] = group
             n += 1
         return n
-    # Every set of two or more table cards summing to v (all of rank below v).
-    fits = (one << np.uint64(4 * (v - 1))) - one
+    # Every set of two or more table cards summing to v (all of rank below v); none when fewer
+    # than two table cards are of a rank below v, the commonest case, which skips the search.
+    cands = table_rm & ((one << np.uint64(4 * (v - 1))) - one)
+    if (cands & (cands - one)) == 0:
+        return n
+    rest = cands & (cands - one)
+    if (rest & (rest - one)) == 0:
+        # Two such cards, the next commonest case: they are the capture if they make v.
+        i, k = lowest_card(cands), lowest_card(rest)
+        if (i >> 2) + (k >> 2) + 2 == v:
+            if n < cap:
+                out_card[b, n] = c
+                out_capture[b, n] = (one << np.uint64((i & 3) * ranks + (i >> 2))) | (
+                    one << np.uint64((k & 3) * ranks + (k >> 2))
+                )
+                out_group[b, n] = group
+            n += 1
+        return n
     return _sum_captures(
-        c, table_rm & fits, v, ranks, fewest, out_card, out_capture, out_group, b, cap, n,
-        group, st_rem, st_left, st_set,
+        c, cands, v, ranks, fewest, out_card, out_capture, out_group, b, cap, n, group, st_rem,
+        st_left, st_set,
     )  # fmt: skip
 
 

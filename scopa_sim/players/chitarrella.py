@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scopa_sim.engine.kernels import KernelRules, lowest_card
+from scopa_sim.engine.kernels import KernelRules, card_rank, lowest_card
 from scopa_sim.jit import njit
 from scopa_sim.players.base import FUSED_CHITARRELLA, LegalActions, Observation, Player
 from scopa_sim.players.defensive import table_after
@@ -83,7 +83,7 @@ def chitarrella_row(
             if key > best_capture_key:
                 best_capture, best_capture_key = k, key
         else:
-            r = played % ranks + 1
+            r = card_rank(played, ranks)
             key = 0
             if leaves_sweep:
                 key -= 4 * _BIG  # R4: never leave a scopa when another lay avoids it
@@ -100,7 +100,7 @@ def chitarrella_row(
             while rest:
                 t = lowest_card(rest)
                 rest &= rest - one
-                v = r + t % ranks + 1
+                v = r + card_rank(t, ranks)
                 if v <= ranks and (unseen & rank_mask[v]) != 0 and (after & rank_mask[v]) == 0:
                     key -= _BIG // 8
             key -= lay_worth[played]  # otherwise the least valuable card

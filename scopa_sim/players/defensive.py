@@ -16,7 +16,13 @@ from scopa_sim.engine.kernels import KernelRules
 from scopa_sim.jit import njit
 from scopa_sim.players.base import FUSED_DEFENSIVE, LegalActions, Observation, Player
 from scopa_sim.players.greedy import action_key, card_weights
-from scopa_sim.players.tactics import next_hand_sizes, rank_masks, sweepers, unseen_cards
+from scopa_sim.players.tactics import (
+    next_hand_sizes,
+    rank_masks,
+    rank_sum,
+    sweepers,
+    unseen_cards,
+)
 from scopa_sim.rules import Variant
 
 
@@ -37,6 +43,7 @@ def defensive_row(
     within lays, safe actions before unsafe ones."""
     best_capture, best_capture_key, best_capture_safe = -1, -1, False
     best_lay, best_lay_key, best_lay_safe = -1, 1 << 62, False
+    table_total = rank_sum(table, ranks)
     for k in range(count):
         played, taken = card[b, k], capture[b, k]
         safe = next_cards == 0 or (
@@ -44,8 +51,8 @@ def defensive_row(
             == 0
         )
         key = action_key(
-            played, taken, table, ranks, rule, ace_mask, ace_no_scopa, scopa_counts,
-            capture_weight, lay_worth,
+            played, taken, table, table_total, ranks, rule, ace_mask, ace_no_scopa,
+            scopa_counts, capture_weight, lay_worth,
         )  # fmt: skip
         if taken:
             if (safe and not best_capture_safe) or (

@@ -8,9 +8,10 @@ from functools import cache
 import numpy as np
 
 from scopa_sim.cards import PRIMIERA_STANDARD
-from scopa_sim.engine.kernels import ACE_TAKES_ALL, FIFTEEN, KernelRules, lowest_card
+from scopa_sim.engine.kernels import ACE_TAKES_ALL, FIFTEEN, KernelRules, card_rank, lowest_card
 from scopa_sim.jit import njit
 from scopa_sim.players.base import FUSED_GREEDY, LegalActions, Observation, Player
+from scopa_sim.players.tactics import rank_sum
 from scopa_sim.rules import Variant
 from scopa_sim.seeding import DecisionRandom
 
@@ -49,15 +50,11 @@ def card_weights(variant: Variant) -> tuple[np.ndarray, np.ndarray]:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def open_to_sweep(table_after, ranks, rule, ace_mask):
-    """Whether the next player could take the whole of ``table_after`` in one capture, by the
-    capture rule: a sum up to the top rank, a sum of 5 to 14 in escoba (15 with the card
-    played), or, in asso piglia tutto, any table without an ace (an ace takes it all)."""
-    total = 0
-    rest = table_after
-    while rest:
-        total += lowest_card(rest) % ranks + 1
-        rest &= rest - np.uint64(1)
+def open_to_sweep(total, table_after, ranks, rule, ace_mask):
+    """Whether the next player could take the whole of ``table_after`` (whose ranks sum to
+    ``total``) in one capture, by the capture rule: a sum up to the top rank, a sum of 5 to 14
+    in escoba (15 with the card played), or, in asso piglia tutto, any table without an ace (an
+    ace takes it all)."""
     if rule == FIFTEEN:
         return 1 <= 15 - total <= ranks
     if rule == ACE_TAKES_ALL and (table_after & ace_mask) == 0:
@@ -67,12 +64,13 @@ def open_to_sweep(table_after, ranks, rule, ace_mask):
 
 @njit(cache=True, nogil=True, inline="always")
 def action_key(
-    played, taken, table, ranks, rule, ace_mask, ace_no_scopa, scopa_counts, capture_weight,
-    lay_worth,
+    played, taken, table, table_total, ranks, rule, ace_mask, ace_no_scopa, scopa_counts,
+    capture_weight, lay_worth,
 ):  # fmt: skip
     """Greedy's key of one action: for a capture, its weight (higher is better, a scopa above
     all); for a lay, the card's worth plus a penalty when the table is left open to a sweep
-    (lower is better)."""
+    (lower is better). ``table_total`` is the table's rank sum (``tactics.rank_sum``), the same
+    for every action of a decision point."""
     one = np.uint64(1)
     if taken:
         key = capture_weight[played]
@@ -86,7 +84,8 @@ def action_key(
                 key += _SCOPA
         return key
     after = table | (one << np.uint64(played))
-    return open_to_sweep(after, ranks, rule, ace_mask) * 100_000 + lay_worth[played]
+    total = table_total + card_rank(played, ranks)
+    return open_to_sweep(total, after, ranks, rule, ace_mask) * 100_000 + lay_worth[played]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -98,10 +97,11 @@ def greedy_row(
     row ``b``): the capture of highest key, else the lay of lowest key; ties to the lowest slot."""
     best_capture, best_capture_key = -1, -1
     best_lay, best_lay_key = -1, 1 << 62
+    table_total = rank_sum(table, ranks)
     for k in range(count):
         key = action_key(
-            card[b, k], capture[b, k], table, ranks, rule, ace_mask, ace_no_scopa, scopa_counts,
-            capture_weight, lay_worth,
+            card[b, k], capture[b, k], table, table_total, ranks, rule, ace_mask, ace_no_scopa,
+            scopa_counts, capture_weight, lay_worth,
         )  # fmt: skip
         if capture[b, k]:
             if key > best_capture_key:

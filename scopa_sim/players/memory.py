@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scopa_sim.engine.kernels import FIFTEEN, KernelRules, lowest_card
+from scopa_sim.engine.kernels import FIFTEEN, KernelRules, card_rank, lowest_card
 from scopa_sim.jit import njit
 from scopa_sim.players.base import FUSED_MEMORY, LegalActions, Observation, Player
 from scopa_sim.players.defensive import table_after
@@ -55,14 +55,14 @@ def exposure(
     while rest:
         t = lowest_card(rest)
         rest &= rest - one
-        r = t % ranks + 1
+        r = card_rank(t, ranks)
         takers = unseen & rank_mask[r]
         if rule != FIFTEEN:
             others = after & ~(one << np.uint64(t))
             while others:
                 u = lowest_card(others)
                 others &= others - one
-                v = r + u % ranks + 1
+                v = r + card_rank(u, ranks)
                 if v <= ranks and (after & rank_mask[v]) == 0:
                     takers |= unseen & rank_mask[v]
         else:

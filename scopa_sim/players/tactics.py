@@ -14,8 +14,8 @@ from functools import cache
 
 import numpy as np
 
-from scopa_sim.engine.kernels import ACE_TAKES_ALL, FIFTEEN, lowest_card
-from scopa_sim.jit import njit
+from scopa_sim.engine.kernels import ACE_TAKES_ALL, FIFTEEN, card_rank, lowest_card
+from scopa_sim.jit import ctpop, njit
 from scopa_sim.rules import Variant
 
 
@@ -38,18 +38,15 @@ def rank_sum(cards, ranks):
     total = 0
     rest = cards
     while rest:
-        total += lowest_card(rest) % ranks + 1
+        total += card_rank(lowest_card(rest), ranks)
         rest &= rest - np.uint64(1)
     return total
 
 
 @njit(cache=True, nogil=True, inline="always")
 def popcount(x):
-    n = 0
-    while x:
-        x &= x - np.uint64(1)
-        n += 1
-    return n
+    """Number of cards in a mask (one popcnt instruction)."""
+    return ctpop(x)
 
 
 @njit(cache=True, nogil=True, inline="always")
