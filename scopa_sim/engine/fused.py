@@ -67,7 +67,7 @@ from scopa_sim.players.memory import memory_row
 from scopa_sim.players.random import pick_row
 from scopa_sim.players.tactics import unseen_cards
 from scopa_sim.rules import Variant
-from scopa_sim.seeding import mix64_scalar
+from scopa_sim.seeding import mix64_scalar, uniform_index
 
 _ONE = np.uint64(1)
 _S11 = np.uint64(11)
@@ -110,13 +110,47 @@ def _draw(row_key, call_keys, call):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _random_pick(
+    hand, table, card_bits, row_key, call_keys, ranks, rank_mask, rank_of, spread, rule,
+    fewest, act_card, act_capture, act_group, st_rem, st_left, st_set,
+):  # fmt: skip
+    """The random player's ``(count, card, taken)`` when every card of the hand is playable (no
+    forced capture), as ``pick_row`` (players/random.py) chooses: the k-th card by id, k drawn
+    from ``card_bits`` (``DecisionRandom``'s call 1), then one of that card's captures, drawn
+    from call 2 of the row keyed ``row_key`` only when it has several. Only the captures of the
+    card picked are listed. Indices come from ``seeding.uniform_index``, the float draws' own
+    integers without the float conversions."""
+    one = np.uint64(1)
+    cap = act_card.shape[1]
+    n_cards = _popcount(hand)
+    rest = hand
+    if n_cards > 1:
+        for _ in range(uniform_index(card_bits, n_cards)):
+            rest &= rest - one
+    card = lowest_card(rest)
+    count = _card_captures(
+        card, rank_of[card], table, _rank_major(table, ranks, spread), ranks, rank_mask, rule,
+        fewest, act_card, act_capture, act_group, 0, cap, 0, 0, st_rem, st_left, st_set,
+    )  # fmt: skip
+    if count == 0:
+        return 1, card, np.uint64(0)  # a lay
+    if count > cap:
+        return count, card, np.uint64(0)
+    if count == 1:
+        return count, card, act_capture[0, 0]
+    j = uniform_index(mix64_scalar(row_key ^ call_keys[1]), count)
+    return count, card, act_capture[0, j]
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _decide(
     code, params, values, hand, table, captured_any, played, dealer, next_cards, next_scopa,
     scopa_ok, row_key, call_keys, full, ranks, rank_mask, rank_of, spread, rule, fewest, forced,
     ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture, act_group, st_rem, st_left,
     st_set,
 ):  # fmt: skip
-    """Policy ``code``'s action at one decision point: ``(count, card, taken)``.
+    """Policy ``code``'s action at one decision point: ``(count, card, taken)`` (the random
+    player without forced capture plays by :func:`_random_pick` instead).
 
     The legal actions go to scratch row 0 (``act_*``, of ``cap`` slots); a ``count`` above
     ``cap`` means they did not fit (card and taken are then meaningless). ``params`` and
@@ -129,33 +163,7 @@ def _decide(
     would count (else 0.0), ``scopa_ok`` whether one on this play does. Raises for an unknown
     code.
     """
-    one = np.uint64(1)
     cap = act_card.shape[1]
-    if code == FUSED_RANDOM and not forced:
-        # The random player's pick (players/random.py, pick_row) needs the captures of the card
-        # it picks alone: without forced_capture every card of the hand is playable, group k
-        # being the k-th card by id.
-        n_cards = _popcount(hand)
-        k = 0
-        if n_cards > 1:
-            k = min(int(_draw(row_key, call_keys, 0) * n_cards), n_cards - 1)
-        rest = hand
-        for _ in range(k):
-            rest &= rest - one
-        card = lowest_card(rest)
-        count = _card_captures(
-            card, rank_of[card], table, _rank_major(table, ranks, spread), ranks, rank_mask,
-            rule, fewest, act_card, act_capture, act_group, 0, cap, 0, 0, st_rem, st_left,
-            st_set,
-        )  # fmt: skip
-        if count == 0:
-            return 1, card, np.uint64(0)  # a lay
-        if count > cap:
-            return count, card, np.uint64(0)
-        if count == 1:
-            return count, card, act_capture[0, 0]
-        u_capture = _draw(row_key, call_keys, 1)
-        return count, card, act_capture[0, min(int(u_capture * count), count - 1)]
     count = _row_actions(
         hand, table, ranks, rank_mask, rank_of, spread, rule, fewest, forced, act_card,
         act_capture, act_group, 0, cap, st_rem, st_left, st_set,
@@ -208,7 +216,7 @@ def _play(
     stopped_by, leftovers, need, seat_side, scores, deal_keys, codes, params, values, play_keys,
     call_keys, deal_pos, deal_size, next_sizes, table_cards, rank_mask, rank_of, spread, rule,
     fewest, forced, ace_mask, ace_no_scopa, last_play_scopa, stop_rule, target, act_card,
-    act_capture, act_group, st_rem, st_left, st_set,
+    act_capture, act_group, st_rem, st_left, st_set, row_keys, card_bits,
 ):  # fmt: skip
     """Play rows ``rows`` of the batch to the end of their deals, in place.
 
@@ -226,6 +234,11 @@ def _play(
     a larger scratch, as ``kernels.legal_actions`` does). Compiled without numba's reference
     counting (``_nrt=False``): the kernel allocates nothing, and the counting of the arrays
     handed to the inlined row functions cost three quarters of its time.
+
+    When a side plays at random without forced capture, each row's decision keys and card draws
+    (``row_keys``, ``card_bits``: scratch of one entry per play) are hashed for all its plays
+    first, in a loop of independent hashes that the CPU overlaps, rather than one at a time
+    inside the play's chain of dependent work.
     """
     one = np.uint64(1)
     zero = np.uint64(0)
@@ -234,6 +247,9 @@ def _play(
     ranks = len(rank_mask) - 1
     n_pack_cards = packs.shape[1]
     full = (one << np.uint64(n_pack_cards)) - one
+    random_fast = False
+    for code in codes:
+        random_fast |= code == FUSED_RANDOM and not forced
     for b in rows:
         start = 0
         if from_pack:
@@ -255,6 +271,11 @@ def _play(
         else:
             start = start_play[b]
         stopped = False
+        if random_fast:
+            for p in range(start, plays):
+                # DecisionRandom(deal_keys, p): the row key, and its call 1.
+                row_keys[p] = mix64_scalar(deal_keys[b] ^ play_keys[p])
+                card_bits[p] = mix64_scalar(row_keys[p] ^ call_keys[0])
         seat = start % n_seats  # p % n_seats, kept without a division per play
         for p in range(start, plays):
             if deal_pos[p] >= 0 and (from_pack or p > start):
@@ -269,21 +290,28 @@ def _play(
             side = seat_side[b, seat]
             scopa_ok = p < plays - 1 or last_play_scopa
             code = codes[side]
-            captured_any = zero
-            for s in range(captured.shape[0]):
-                captured_any |= captured[s, b]
-            next_scopa = 1.0 if (p + 1 != plays - 1 or last_play_scopa) else 0.0
-            row_key = zero
-            if code == FUSED_RANDOM:
-                # DecisionRandom(deal_keys, p): the row's key (its calls are hashed in _decide).
-                row_key = mix64_scalar(deal_keys[b] ^ play_keys[p])
-            count, card, taken = _decide(
-                code, params[side], values[side], hands[seat, b], table[b], captured_any,
-                played[b], side == seat_side[b, n_seats - 1], next_sizes[p], next_scopa,
-                scopa_ok, row_key, call_keys, full, ranks, rank_mask, rank_of, spread, rule,
-                fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture,
-                act_group, st_rem, st_left, st_set,
-            )  # fmt: skip
+            if code == FUSED_RANDOM and not forced:
+                count, card, taken = _random_pick(
+                    hands[seat, b], table[b], card_bits[p], row_keys[p], call_keys, ranks,
+                    rank_mask, rank_of, spread, rule, fewest, act_card, act_capture, act_group,
+                    st_rem, st_left, st_set,
+                )  # fmt: skip
+            else:
+                captured_any = zero
+                for s in range(captured.shape[0]):
+                    captured_any |= captured[s, b]
+                next_scopa = 1.0 if (p + 1 != plays - 1 or last_play_scopa) else 0.0
+                row_key = zero
+                if code == FUSED_RANDOM:
+                    # DecisionRandom(deal_keys, p): the row's key (its calls: _decide).
+                    row_key = mix64_scalar(deal_keys[b] ^ play_keys[p])
+                count, card, taken = _decide(
+                    code, params[side], values[side], hands[seat, b], table[b], captured_any,
+                    played[b], side == seat_side[b, n_seats - 1], next_sizes[p], next_scopa,
+                    scopa_ok, row_key, call_keys, full, ranks, rank_mask, rank_of, spread, rule,
+                    fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card,
+                    act_capture, act_group, st_rem, st_left, st_set,
+                )  # fmt: skip
             if count > act_card.shape[1]:
                 need[b] = count
                 break
@@ -399,6 +427,7 @@ def _run(
             *kernels.row_tables(rules.ranks), rules.rule, rules.fewest, rules.forced,
             rules.ace_mask, rules.ace_no_scopa, variant.last_play_scopa,
             variant.scopa_wins_immediately, variant.target, *_scratch(width),
+            *_key_scratch(variant.plays),
         )  # fmt: skip
         rows = np.flatnonzero(need)
         if len(rows):
@@ -422,6 +451,11 @@ def _scratch(width: int):
         np.empty((1, width), np.int8),
         *kernels.stack_scratch(),
     )
+
+
+def _key_scratch(plays: int):
+    """The kernel's scratch for one row's decision keys and card draws (one per play)."""
+    return np.empty(plays, np.uint64), np.empty(plays, np.uint64)
 
 
 def _fresh_state(rows: int, n: int, sides: int):
