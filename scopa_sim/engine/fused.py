@@ -6,14 +6,15 @@ policy* (``Player.fused_code``, players/base.py). Per row and per play the kerne
 
 1. deals the next hand from the pack when a hand starts,
 2. writes the acting seat's legal actions into a small scratch buffer with
-   ``kernels._row_actions`` (row 0 of the scratch; a row with more actions than the buffer holds
-   is redone in a larger one, as ``kernels.legal_actions`` does),
-3. lets the side's row policy choose (``_decide``: the random player's ``pick_row`` on the
-   same random numbers ``seeding.DecisionRandom`` would give it, or the row function that the
-   player's ``act`` calls too: ``greedy_row``, ``defensive_row``, ``memory_row``,
-   ``chitarrella_row``, handed what the acting seat sees),
-4. plays the choice with ``kernels.apply_row`` and stops the deal at a scopa that wins the game
-   under ``scopa_wins_immediately``,
+   ``kernels._row_actions_rm`` (row 0 of the scratch; a row with more actions than the buffer
+   holds is redone in a larger one, as ``kernels.legal_actions`` does),
+3. lets the side's row policy choose (the random player's choice as ``pick_row`` makes it, on
+   the random numbers ``seeding.DecisionRandom`` would give it, listing only the captures of
+   the card it picks: ``_random_pick``; or, in ``_decide``, the row function that the player's
+   ``act`` calls too: ``greedy_row``, ``defensive_row``, ``memory_row``, ``chitarrella_row``,
+   handed what the acting seat sees),
+4. plays the choice with ``kernels.apply_move`` (the rule ``kernels.apply_row`` applies) and
+   stops the deal at a scopa that wins the game under ``scopa_wins_immediately``,
 
 and ends the deal as the lockstep engine does (the last capturer takes the table; a stopped
 deal leaves every card not captured to nobody). The rule code is the lockstep engine's own row
@@ -46,9 +47,10 @@ from scopa_sim.engine.kernels import (
     _card_captures,
     _popcount,
     _rank_major,
-    _row_actions,
-    apply_row,
+    _row_actions_rm,
+    apply_move,
     lowest_card,
+    rank_major_bit,
 )
 from scopa_sim.jit import njit
 from scopa_sim.players import tactics
@@ -111,7 +113,7 @@ def _draw(row_key, call_keys, call):
 
 @njit(cache=True, nogil=True, inline="always")
 def _random_pick(
-    hand, table, card_bits, row_key, call_keys, ranks, rank_mask, rank_of, spread, rule,
+    hand, table, table_rm, card_bits, row_key, call_keys, ranks, rank_mask, rank_of, rule,
     fewest, act_card, act_capture, act_group, st_rem, st_left, st_set,
 ):  # fmt: skip
     """The random player's ``(count, card, taken)`` when every card of the hand is playable (no
@@ -129,8 +131,8 @@ def _random_pick(
             rest &= rest - one
     card = lowest_card(rest)
     count = _card_captures(
-        card, rank_of[card], table, _rank_major(table, ranks, spread), ranks, rank_mask, rule,
-        fewest, act_card, act_capture, act_group, 0, cap, 0, 0, st_rem, st_left, st_set,
+        card, rank_of[card], table, table_rm, ranks, rank_mask, rule, fewest, act_card,
+        act_capture, act_group, 0, cap, 0, 0, st_rem, st_left, st_set,
     )  # fmt: skip
     if count == 0:
         return 1, card, np.uint64(0)  # a lay
@@ -144,10 +146,10 @@ def _random_pick(
 
 @njit(cache=True, nogil=True, inline="always")
 def _decide(
-    code, params, values, hand, table, captured_any, played, dealer, next_cards, next_scopa,
-    scopa_ok, row_key, call_keys, full, ranks, rank_mask, rank_of, spread, rule, fewest, forced,
-    ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture, act_group, st_rem, st_left,
-    st_set,
+    code, params, values, hand, table, table_rm, captured_any, played, dealer, next_cards,
+    next_scopa, scopa_ok, row_key, call_keys, full, ranks, rank_mask, rank_of, rule, fewest,
+    forced, ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture, act_group, st_rem,
+    st_left, st_set,
 ):  # fmt: skip
     """Policy ``code``'s action at one decision point: ``(count, card, taken)`` (the random
     player without forced capture plays by :func:`_random_pick` instead).
@@ -155,17 +157,17 @@ def _decide(
     The legal actions go to scratch row 0 (``act_*``, of ``cap`` slots); a ``count`` above
     ``cap`` means they did not fit (card and taken are then meaningless). ``params`` and
     ``values`` are the player's ``fused_params`` and ``fused_values`` (zero-padded);
-    ``row_key`` and ``call_keys`` give the random player's two draws, ``DecisionRandom``'s calls
-    1 and 2 (:func:`_draw`), each hashed only when the choice depends on it. What the acting
-    seat sees, as its ``Observation`` shows it: ``hand``, ``table``, ``captured_any`` (every
-    side's captures OR-ed), ``played``, ``dealer`` (its side deals); ``next_cards`` is
-    ``tactics.next_hand_sizes`` at this play, ``next_scopa`` 1.0 when a sweep on the next play
-    would count (else 0.0), ``scopa_ok`` whether one on this play does. Raises for an unknown
-    code.
+    ``row_key`` and ``call_keys`` give the random player's two draws under forced capture,
+    ``DecisionRandom``'s calls 1 and 2 (:func:`_draw`). What the acting seat sees, as its
+    ``Observation`` shows it: ``hand``, ``table`` (``table_rm``: the same cards by
+    ``kernels._rank_major``), ``captured_any`` (every side's captures OR-ed), ``played``,
+    ``dealer`` (its side deals); ``next_cards`` is ``tactics.next_hand_sizes`` at this play,
+    ``next_scopa`` 1.0 when a sweep on the next play would count (else 0.0), ``scopa_ok``
+    whether one on this play does. Raises for an unknown code.
     """
     cap = act_card.shape[1]
-    count = _row_actions(
-        hand, table, ranks, rank_mask, rank_of, spread, rule, fewest, forced, act_card,
+    count = _row_actions_rm(
+        hand, table, table_rm, ranks, rank_mask, rank_of, rule, fewest, forced, act_card,
         act_capture, act_group, 0, cap, st_rem, st_left, st_set,
     )  # fmt: skip
     if count > cap:
@@ -251,25 +253,29 @@ def _play(
     for code in codes:
         random_fast |= code == FUSED_RANDOM and not forced
     for b in rows:
+        # The row's table, played cards and last capturer live in locals while it plays (the
+        # table also by rank, for the sum search), and go back to the arrays when it ends.
         start = 0
+        tbl, pld, lst = table[b], played[b], last[b]
         if from_pack:
-            t = zero
+            tbl = zero
             for i in range(table_cards):
-                t |= one << np.uint64(packs[b, i])
-            table[b] = t
+                tbl |= one << np.uint64(packs[b, i])
             if opening[b] > 0:
                 # §7 escoba: the opening table goes to the dealer's side as escobas.
                 ds = seat_side[b, n_seats - 1]
-                captured[ds, b] |= t
+                captured[ds, b] |= tbl
                 scope[ds, b] += opening[b]
-                last[b] = ds
-                table[b] = zero
+                lst = ds
                 if stop_rule and scores[b, ds] + scope[ds, b] >= target:
                     stopped_by[b] = ds
-                    leftovers[b] = full & ~t  # §6: every card not captured to nobody
+                    leftovers[b] = full & ~tbl  # §6: every card not captured to nobody
+                    table[b], last[b] = zero, lst
                     continue
+                tbl = zero
         else:
             start = start_play[b]
+        tbl_rm = _rank_major(tbl, ranks, spread)
         stopped = False
         if random_fast:
             for p in range(start, plays):
@@ -285,16 +291,17 @@ def _play(
                     for i in range(pos + s * size, pos + (s + 1) * size):
                         h |= one << np.uint64(packs[b, i])
                     hands[s, b] = h
-            if hands[seat, b] == 0:
+            hand = hands[seat, b]
+            if hand == 0:
                 raise ValueError("a seat has no card left to play (a state that is not a deal)")
             side = seat_side[b, seat]
             scopa_ok = p < plays - 1 or last_play_scopa
             code = codes[side]
             if code == FUSED_RANDOM and not forced:
                 count, card, taken = _random_pick(
-                    hands[seat, b], table[b], card_bits[p], row_keys[p], call_keys, ranks,
-                    rank_mask, rank_of, spread, rule, fewest, act_card, act_capture, act_group,
-                    st_rem, st_left, st_set,
+                    hand, tbl, tbl_rm, card_bits[p], row_keys[p], call_keys, ranks, rank_mask,
+                    rank_of, rule, fewest, act_card, act_capture, act_group, st_rem, st_left,
+                    st_set,
                 )  # fmt: skip
             else:
                 captured_any = zero
@@ -306,24 +313,34 @@ def _play(
                     # DecisionRandom(deal_keys, p): the row's key (its calls: _decide).
                     row_key = mix64_scalar(deal_keys[b] ^ play_keys[p])
                 count, card, taken = _decide(
-                    code, params[side], values[side], hands[seat, b], table[b], captured_any,
-                    played[b], side == seat_side[b, n_seats - 1], next_sizes[p], next_scopa,
-                    scopa_ok, row_key, call_keys, full, ranks, rank_mask, rank_of, spread, rule,
-                    fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card,
-                    act_capture, act_group, st_rem, st_left, st_set,
+                    code, params[side], values[side], hand, tbl, tbl_rm, captured_any, pld,
+                    side == seat_side[b, n_seats - 1], next_sizes[p], next_scopa, scopa_ok,
+                    row_key, call_keys, full, ranks, rank_mask, rank_of, rule, fewest, forced,
+                    ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture, act_group,
+                    st_rem, st_left, st_set,
                 )  # fmt: skip
             if count > act_card.shape[1]:
                 need[b] = count
                 break
-            scopa = apply_row(
-                b, card, taken, side, hands[seat], table, captured, scope, last, played,
-                scopa_ok, ace_mask, ace_no_scopa,
-            )  # fmt: skip
-            if scopa and stop_rule and scores[b, side] + scope[side, b] >= target:
-                stopped_by[b] = side
-                stopped = True
-                break
+            # kernels.apply_row, on the locals.
+            bit = one << np.uint64(card)
+            hands[seat, b] = hand & ~bit
+            pld |= bit
+            tbl, scopa = apply_move(bit, taken, tbl, scopa_ok, ace_mask, ace_no_scopa)
+            if taken:
+                captured[side, b] |= taken | bit
+                lst = side
+                tbl_rm = _rank_major(tbl, ranks, spread)
+                if scopa:
+                    scope[side, b] += 1
+                    if stop_rule and scores[b, side] + scope[side, b] >= target:
+                        stopped_by[b] = side
+                        stopped = True
+                        break
+            else:
+                tbl_rm |= rank_major_bit(card, ranks)
             seat = seat + 1 if seat + 1 < n_seats else 0
+        table[b], played[b], last[b] = tbl, pld, lst
         if need[b]:
             continue
         if stopped:
@@ -332,12 +349,12 @@ def _play(
             for s in range(captured.shape[0]):
                 rest &= ~captured[s, b]
             leftovers[b] = rest
-        elif last[b] >= 0:
+        elif lst >= 0:
             # §4: the last capturer takes what is left on the table.
-            captured[last[b], b] |= table[b]
+            captured[lst, b] |= tbl
             leftovers[b] = zero
         else:
-            leftovers[b] = table[b]
+            leftovers[b] = tbl
 
 
 # Python side -----------------------------------------------------------------------------------

@@ -100,6 +100,17 @@ def _rank_major(cards, ranks, spread):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def rank_major_bit(c, ranks):
+    """Card ``c`` (rank ``r``, suit ``s``) as its :func:`_rank_major` bit, ``4 * (r - 1) + s``,
+    dividing by a constant for the two packs (see :func:`card_rank`)."""
+    if ranks == 10:
+        return np.uint64(1) << np.uint64(4 * (c % 10) + c // 10)
+    if ranks == 13:
+        return np.uint64(1) << np.uint64(4 * (c % 13) + c // 13)
+    return np.uint64(1) << np.uint64(4 * (c % ranks) + c // ranks)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _sum_captures(
     c, cands, target, ranks, fewest, out_card, out_capture, out_group, b, cap, n, group,
     st_rem, st_left, st_set,
@@ -235,11 +246,23 @@ def _row_actions(
     room for the largest row. ``out_group`` numbers the playable cards of the row 0, 1, ...
     in card id order. ``rank_of[c]`` is card ``c``'s rank, ``spread`` :func:`_spreads`.
     """
+    return _row_actions_rm(
+        hand, table, _rank_major(table, ranks, spread), ranks, rank_mask, rank_of, rule, fewest,
+        forced, out_card, out_capture, out_group, b, cap, st_rem, st_left, st_set,
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _row_actions_rm(
+    hand, table, table_rm, ranks, rank_mask, rank_of, rule, fewest, forced, out_card,
+    out_capture, out_group, b, cap, st_rem, st_left, st_set,
+):  # fmt: skip
+    """:func:`_row_actions` for a caller that keeps the table's :func:`_rank_major` form
+    ``table_rm`` up to date itself (the fused engine, one card at a time)."""
     one = np.uint64(1)
     n = 0
     group = 0
     any_capture = False
-    table_rm = _rank_major(table, ranks, spread)
     rest_hand = hand
     while rest_hand:
         c = lowest_card(rest_hand)
@@ -402,22 +425,28 @@ def apply_row(
     ``scopa_ok`` is False on the deal's last play unless that sweep counts; ``ace_no_scopa``
     (asso piglia tutto without ``ace_sweep_scopa``) makes an ace's sweep of non-aces no scopa.
     """
-    one = np.uint64(1)
-    bit = one << np.uint64(played_card)
+    bit = np.uint64(1) << np.uint64(played_card)
     hand[b] &= ~bit
     played[b] |= bit
+    table[b], scopa = apply_move(bit, taken, table[b], scopa_ok, ace_mask, ace_no_scopa)
     if taken:
-        table[b] &= ~taken
         captured[s, b] |= taken | bit
         last[b] = s
-        if table[b] == 0 and scopa_ok:
-            if ace_no_scopa and (bit & ace_mask) != 0 and (taken & ace_mask) == 0:
-                return False
-            scope[s, b] += 1
-            return True
-    else:
-        table[b] |= bit
-    return False
+        scope[s, b] += scopa
+    return scopa
+
+
+@njit(cache=True, nogil=True, inline="always")
+def apply_move(bit, taken, table, scopa_ok, ace_mask, ace_no_scopa):
+    """The table after the card ``bit`` captures ``taken`` (0: it is laid), and whether that
+    is a scopa: the capture empties the table where ``scopa_ok``, unless ``ace_no_scopa`` and an
+    ace sweeps no ace. The rule :func:`apply_row` and the fused engine share."""
+    if not taken:
+        return table | bit, False
+    table &= ~taken
+    if table == 0 and scopa_ok:
+        return table, not (ace_no_scopa and (bit & ace_mask) != 0 and (taken & ace_mask) == 0)
+    return table, False
 
 
 @njit(cache=True, nogil=True)
