@@ -120,13 +120,18 @@ def _shuffle(rows, position_keys, out):
     """Fisher-Yates, one pack per row: position ``i`` swaps with ``j`` drawn on ``0 .. i`` from
     ``mix64(row ^ position_keys[i])``, which is ``hash_counters(row, i)``."""
     n = out.shape[1]
+    swap = np.empty(n, np.int64)
     for r in range(len(rows)):
         pack = out[r]
+        h = rows[r]
+        # The draws first, independent of each other (the CPU overlaps their hashing), then
+        # the swaps, which depend on one another through the pack.
+        for i in range(1, n):
+            swap[i] = _below(mix64_scalar(h ^ position_keys[i]), np.uint64(i + 1))
         for i in range(n):
             pack[i] = i
-        h = rows[r]
         for i in range(n - 1, 0, -1):
-            j = _below(mix64_scalar(h ^ position_keys[i]), np.uint64(i + 1))
+            j = swap[i]
             card = pack[i]
             pack[i] = pack[j]
             pack[j] = card
