@@ -11,8 +11,9 @@ policy* (``Player.fused_code``, players/base.py). Per row and per play the kerne
 3. lets the side's row policy choose (the random player's choice as ``pick_row`` makes it, on
    the random numbers ``seeding.DecisionRandom`` would give it, listing only the captures of
    the card it picks: ``_random_pick``; or, in ``_decide``, the row function that the player's
-   ``act`` calls too: ``greedy_row``, ``defensive_row``, ``memory_row``, ``chitarrella_row``,
-   handed what the acting seat sees),
+   ``act`` calls too, handed what the acting seat sees: ``greedy_row`` inlined, and
+   ``defensive_row``, ``memory_row``, ``chitarrella_row`` through ``_considered_row``, which is
+   compiled apart, since inlining them made the kernel slower to compile and to run),
 4. plays the choice with ``kernels.apply_move`` (the rule ``kernels.apply_row`` applies) and
    stops the deal at a scopa that wins the game under ``scopa_wins_immediately``,
 
@@ -144,6 +145,44 @@ def _random_pick(
     return count, card, act_capture[0, j]
 
 
+@njit(cache=True, nogil=True, _nrt=False)
+def _considered_row(
+    code, params, values, count, hand, table, captured_any, played, dealer, next_cards,
+    next_scopa, scopa_ok, full, ranks, rank_mask, rule, ace_mask, ace_no_scopa, n, act_card,
+    act_capture,
+):  # fmt: skip
+    """The choice of the players that look at the unseen cards (defensive, memory,
+    chitarrella), compiled apart from the kernel rather than inlined: their work per decision
+    dwarfs a call, and kept out of the kernel they no longer slow the compiler down."""
+    if code == FUSED_DEFENSIVE:
+        # params: capture weights, lay worths (DefensivePlayer.fused_params).
+        unseen = unseen_cards(full, hand, table, captured_any, played)
+        j = defensive_row(
+            act_card, act_capture, count, 0, table, unseen, next_cards, ranks, rank_mask, rule,
+            ace_mask, ace_no_scopa, scopa_ok, params[:n], params[n : 2 * n],
+        )  # fmt: skip
+    elif code == FUSED_MEMORY:
+        # params: the premium cards; values: the card values (MemoryPlayer.fused_*).
+        unseen = unseen_cards(full, hand, table, captured_any, played)
+        j = memory_row(
+            act_card, act_capture, count, 0, table, unseen, next_cards, next_scopa, scopa_ok,
+            ranks, rank_mask, rule, ace_mask, ace_no_scopa, values[:n], np.uint64(params[0]),
+        )  # fmt: skip
+    elif code == FUSED_CHITARRELLA:
+        # params: capture weights, lay worths, the premium cards, whether R7 applies
+        # (ChitarrellaPlayer.fused_params): +1 for the dealer's team, -1 for the other.
+        unseen = unseen_cards(full, hand, table, captured_any, played)
+        spariglio = params[2 * n + 1] * (1 if dealer else -1)
+        j = chitarrella_row(
+            act_card, act_capture, count, 0, hand, table, unseen, next_cards, scopa_ok,
+            spariglio, ranks, rank_mask, rule, ace_mask, ace_no_scopa, params[:n],
+            params[n : 2 * n], np.uint64(params[2 * n]),
+        )  # fmt: skip
+    else:
+        raise RuntimeError("unknown fused row policy code")
+    return j
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _decide(
     code, params, values, hand, table, table_rm, captured_any, played, dealer, next_cards,
@@ -181,32 +220,12 @@ def _decide(
             act_card, act_capture, count, table, ranks, rule, ace_mask, ace_no_scopa, scopa_ok,
             params[:n], params[n : 2 * n], 0,
         )  # fmt: skip
-    elif code == FUSED_DEFENSIVE:
-        # params: capture weights, lay worths (DefensivePlayer.fused_params).
-        unseen = unseen_cards(full, hand, table, captured_any, played)
-        j = defensive_row(
-            act_card, act_capture, count, 0, table, unseen, next_cards, ranks, rank_mask, rule,
-            ace_mask, ace_no_scopa, scopa_ok, params[:n], params[n : 2 * n],
-        )  # fmt: skip
-    elif code == FUSED_MEMORY:
-        # params: the premium cards; values: the card values (MemoryPlayer.fused_*).
-        unseen = unseen_cards(full, hand, table, captured_any, played)
-        j = memory_row(
-            act_card, act_capture, count, 0, table, unseen, next_cards, next_scopa, scopa_ok,
-            ranks, rank_mask, rule, ace_mask, ace_no_scopa, values[:n], np.uint64(params[0]),
-        )  # fmt: skip
-    elif code == FUSED_CHITARRELLA:
-        # params: capture weights, lay worths, the premium cards, whether R7 applies
-        # (ChitarrellaPlayer.fused_params): +1 for the dealer's team, -1 for the other.
-        unseen = unseen_cards(full, hand, table, captured_any, played)
-        spariglio = params[2 * n + 1] * (1 if dealer else -1)
-        j = chitarrella_row(
-            act_card, act_capture, count, 0, hand, table, unseen, next_cards, scopa_ok,
-            spariglio, ranks, rank_mask, rule, ace_mask, ace_no_scopa, params[:n],
-            params[n : 2 * n], np.uint64(params[2 * n]),
-        )  # fmt: skip
     else:
-        raise RuntimeError("unknown fused row policy code")
+        j = _considered_row(
+            code, params, values, count, hand, table, captured_any, played, dealer, next_cards,
+            next_scopa, scopa_ok, full, ranks, rank_mask, rule, ace_mask, ace_no_scopa, n,
+            act_card, act_capture,
+        )  # fmt: skip
     if j < 0 or j >= count:
         raise RuntimeError("a fused row policy chose outside its legal actions")
     return count, np.int64(act_card[0, j]), act_capture[0, j]

@@ -14,7 +14,9 @@ returning to Python. A player says so with :attr:`Player.fused_code`,
 1. take the next free code below and set ``fused_code`` to it on the player class;
 2. write its row policy as an ``@njit(inline="always")`` function of one decision point (the
    player's module is the place, and ``act`` should call it too, so that the two cannot drift);
-3. add a branch for the code in ``fused._decide``, which hands the policy the legal actions
+3. add a branch for the code in ``fused._considered_row`` (compiled apart from the kernel: the
+   place for a policy that does real work per decision) or, for one as cheap as greedy's, in
+   ``fused._decide`` (inlined into the kernel); either hands the policy the legal actions
    of the row (scratch row 0), what the acting seat sees (its hand, the table, every side's
    captures OR-ed together, the cards played, whether its side deals), the number of cards the
    next player holds and whether the next play's scopa counts, the row's random numbers, and
