@@ -50,6 +50,7 @@ from scopa_sim.engine.kernels import (
     _rank_major,
     _row_actions_rm,
     apply_move,
+    card_rank,
     lowest_card,
     rank_major_bit,
 )
@@ -68,7 +69,7 @@ from scopa_sim.players.defensive import defensive_row
 from scopa_sim.players.greedy import greedy_row
 from scopa_sim.players.memory import memory_row
 from scopa_sim.players.random import pick_row
-from scopa_sim.players.tactics import unseen_cards
+from scopa_sim.players.tactics import rank_sum, unseen_cards
 from scopa_sim.rules import Variant
 from scopa_sim.seeding import mix64_scalar, uniform_index
 
@@ -147,9 +148,9 @@ def _random_pick(
 
 @njit(cache=True, nogil=True, _nrt=False)
 def _considered_row(
-    code, params, values, count, hand, table, captured_any, played, dealer, next_cards,
-    next_scopa, scopa_ok, full, ranks, rank_mask, rule, ace_mask, ace_no_scopa, n, act_card,
-    act_capture,
+    code, params, values, count, hand, table, table_total, captured_any, played, dealer,
+    next_cards, next_scopa, scopa_ok, full, ranks, rank_mask, rule, ace_mask, ace_no_scopa, n,
+    act_card, act_capture,
 ):  # fmt: skip
     """The choice of the players that look at the unseen cards (defensive, memory,
     chitarrella), compiled apart from the kernel rather than inlined: their work per decision
@@ -158,8 +159,8 @@ def _considered_row(
         # params: capture weights, lay worths (DefensivePlayer.fused_params).
         unseen = unseen_cards(full, hand, table, captured_any, played)
         j = defensive_row(
-            act_card, act_capture, count, 0, table, unseen, next_cards, ranks, rank_mask, rule,
-            ace_mask, ace_no_scopa, scopa_ok, params[:n], params[n : 2 * n],
+            act_card, act_capture, count, 0, table, table_total, unseen, next_cards, ranks,
+            rank_mask, rule, ace_mask, ace_no_scopa, scopa_ok, params[:n], params[n : 2 * n],
         )  # fmt: skip
     elif code == FUSED_MEMORY:
         # params: the premium cards; values: the card values (MemoryPlayer.fused_*).
@@ -185,10 +186,10 @@ def _considered_row(
 
 @njit(cache=True, nogil=True, inline="always")
 def _decide(
-    code, params, values, hand, table, table_rm, captured_any, played, dealer, next_cards,
-    next_scopa, scopa_ok, row_key, call_keys, full, ranks, rank_mask, rank_of, rule, fewest,
-    forced, ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture, act_group, st_rem,
-    st_left, st_set,
+    code, params, values, hand, table, table_rm, table_total, captured_any, played, dealer,
+    next_cards, next_scopa, scopa_ok, row_key, call_keys, ranks, rank_mask, rank_of, rule,
+    fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture, act_group,
+    st_rem, st_left, st_set,
 ):  # fmt: skip
     """Policy ``code``'s action at one decision point: ``(count, card, taken)`` (the random
     player without forced capture plays by :func:`_random_pick` instead).
@@ -199,10 +200,12 @@ def _decide(
     ``row_key`` and ``call_keys`` give the random player's two draws under forced capture,
     ``DecisionRandom``'s calls 1 and 2 (:func:`_draw`). What the acting seat sees, as its
     ``Observation`` shows it: ``hand``, ``table`` (``table_rm``: the same cards by
-    ``kernels._rank_major``), ``captured_any`` (every side's captures OR-ed), ``played``,
-    ``dealer`` (its side deals); ``next_cards`` is ``tactics.next_hand_sizes`` at this play,
-    ``next_scopa`` 1.0 when a sweep on the next play would count (else 0.0), ``scopa_ok``
-    whether one on this play does. Raises for an unknown code.
+    ``kernels._rank_major``; ``table_total``: their rank sum), ``captured_any`` (every side's
+    captures OR-ed), ``played``, ``dealer`` (its side deals); ``next_cards`` is
+    ``tactics.next_hand_sizes`` at this play, ``next_scopa`` 1.0 when a sweep on the next play
+    would count (else 0.0), ``scopa_ok`` whether one on this play does. Raises for an unknown
+    code. (At most 30 arguments: CPython passes a longer call as one tuple, ``*args``, which
+    numba cannot inline.)
     """
     cap = act_card.shape[1]
     count = _row_actions_rm(
@@ -212,19 +215,20 @@ def _decide(
     if count > cap:
         return count, -1, np.uint64(0)
     n = n_pack_cards
+    full = (np.uint64(1) << np.uint64(n)) - np.uint64(1)
     if code == FUSED_RANDOM:
         u_card, u_capture = _draw(row_key, call_keys, 0), _draw(row_key, call_keys, 1)
         j = pick_row(act_group, count, act_group[0, count - 1] + 1, u_card, u_capture, 0)
     elif code == FUSED_GREEDY:
         j = greedy_row(
-            act_card, act_capture, count, table, ranks, rule, ace_mask, ace_no_scopa, scopa_ok,
-            params[:n], params[n : 2 * n], 0,
+            act_card, act_capture, count, table, table_total, ranks, rule, ace_mask,
+            ace_no_scopa, scopa_ok, params[:n], params[n : 2 * n], 0,
         )  # fmt: skip
     else:
         j = _considered_row(
-            code, params, values, count, hand, table, captured_any, played, dealer, next_cards,
-            next_scopa, scopa_ok, full, ranks, rank_mask, rule, ace_mask, ace_no_scopa, n,
-            act_card, act_capture,
+            code, params, values, count, hand, table, table_total, captured_any, played,
+            dealer, next_cards, next_scopa, scopa_ok, full, ranks, rank_mask, rule, ace_mask,
+            ace_no_scopa, n, act_card, act_capture,
         )  # fmt: skip
     if j < 0 or j >= count:
         raise RuntimeError("a fused row policy chose outside its legal actions")
@@ -269,11 +273,14 @@ def _play(
     n_pack_cards = packs.shape[1]
     full = (one << np.uint64(n_pack_cards)) - one
     random_fast = False
+    track_total = False  # the table's rank sum, for the players that weigh it
     for code in codes:
         random_fast |= code == FUSED_RANDOM and not forced
+        track_total |= code == FUSED_GREEDY or code == FUSED_DEFENSIVE
     for b in rows:
         # The row's table, played cards and last capturer live in locals while it plays (the
-        # table also by rank, for the sum search), and go back to the arrays when it ends.
+        # table also by rank, for the sum search, and its rank sum), and go back to the arrays
+        # when it ends.
         start = 0
         tbl, pld, lst = table[b], played[b], last[b]
         if from_pack:
@@ -295,6 +302,7 @@ def _play(
         else:
             start = start_play[b]
         tbl_rm = _rank_major(tbl, ranks, spread)
+        tbl_total = rank_sum(tbl, ranks) if track_total else 0
         stopped = False
         if random_fast:
             for p in range(start, plays):
@@ -332,11 +340,11 @@ def _play(
                     # DecisionRandom(deal_keys, p): the row's key (its calls: _decide).
                     row_key = mix64_scalar(deal_keys[b] ^ play_keys[p])
                 count, card, taken = _decide(
-                    code, params[side], values[side], hand, tbl, tbl_rm, captured_any, pld,
-                    side == seat_side[b, n_seats - 1], next_sizes[p], next_scopa, scopa_ok,
-                    row_key, call_keys, full, ranks, rank_mask, rank_of, rule, fewest, forced,
-                    ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture, act_group,
-                    st_rem, st_left, st_set,
+                    code, params[side], values[side], hand, tbl, tbl_rm, tbl_total,
+                    captured_any, pld, side == seat_side[b, n_seats - 1], next_sizes[p],
+                    next_scopa, scopa_ok, row_key, call_keys, ranks, rank_mask, rank_of, rule,
+                    fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture,
+                    act_group, st_rem, st_left, st_set,
                 )  # fmt: skip
             if count > act_card.shape[1]:
                 need[b] = count
@@ -350,6 +358,8 @@ def _play(
                 captured[side, b] |= taken | bit
                 lst = side
                 tbl_rm = _rank_major(tbl, ranks, spread)
+                if track_total:
+                    tbl_total = rank_sum(tbl, ranks)
                 if scopa:
                     scope[side, b] += 1
                     if stop_rule and scores[b, side] + scope[side, b] >= target:
@@ -358,6 +368,8 @@ def _play(
                         break
             else:
                 tbl_rm |= rank_major_bit(card, ranks)
+                if track_total:
+                    tbl_total += card_rank(card, ranks)
             seat = seat + 1 if seat + 1 < n_seats else 0
         table[b], played[b], last[b] = tbl, pld, lst
         if need[b]:

@@ -36,14 +36,13 @@ def table_after(played, taken, table):
 
 @njit(cache=True, nogil=True, inline="always")
 def defensive_row(
-    card, capture, count, b, table, unseen, next_cards, ranks, rank_mask, rule, ace_mask,
-    ace_no_scopa, scopa_counts, capture_weight, lay_worth,
+    card, capture, count, b, table, table_total, unseen, next_cards, ranks, rank_mask, rule,
+    ace_mask, ace_no_scopa, scopa_counts, capture_weight, lay_worth,
 ):  # fmt: skip
     """Row ``b``'s choice: greedy's order (a capture before a lay), and within captures and
     within lays, safe actions before unsafe ones."""
     best_capture, best_capture_key, best_capture_safe = -1, -1, False
     best_lay, best_lay_key, best_lay_safe = -1, 1 << 62, False
-    table_total = rank_sum(table, ranks)
     for k in range(count):
         played, taken = card[b, k], capture[b, k]
         safe = next_cards == 0 or (
@@ -74,8 +73,9 @@ def _defensive(
     for b in range(len(count)):
         unseen = unseen_cards(full, hand[b], table[b], captured[b], played[b])
         out[b] = defensive_row(
-            card, capture, count[b], b, table[b], unseen, next_cards, ranks, rank_mask, rule,
-            ace_mask, ace_no_scopa, scopa_counts, capture_weight, lay_worth,
+            card, capture, count[b], b, table[b], rank_sum(table[b], ranks), unseen,
+            next_cards, ranks, rank_mask, rule, ace_mask, ace_no_scopa, scopa_counts,
+            capture_weight, lay_worth,
         )  # fmt: skip
     return out
 

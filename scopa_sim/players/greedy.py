@@ -90,14 +90,15 @@ def action_key(
 
 @njit(cache=True, nogil=True, inline="always")
 def greedy_row(
-    card, capture, count, table, ranks, rule, ace_mask, ace_no_scopa, scopa_counts,
-    capture_weight, lay_worth, b,
+    card, capture, count, table, table_total, ranks, rule, ace_mask, ace_no_scopa,
+    scopa_counts, capture_weight, lay_worth, b,
 ):  # fmt: skip
     """Row ``b``'s greedy choice among its ``count`` legal actions (slots of ``card``/``capture``
-    row ``b``): the capture of highest key, else the lay of lowest key; ties to the lowest slot."""
+    row ``b``): the capture of highest key, else the lay of lowest key; ties to the lowest slot.
+    ``table_total`` is the table's rank sum (``tactics.rank_sum``), which the fused engine keeps
+    up to date card by card rather than summing it at each decision."""
     best_capture, best_capture_key = -1, -1
     best_lay, best_lay_key = -1, 1 << 62
-    table_total = rank_sum(table, ranks)
     for k in range(count):
         key = action_key(
             card[b, k], capture[b, k], table, table_total, ranks, rule, ace_mask, ace_no_scopa,
@@ -119,8 +120,8 @@ def _greedy(
     out = np.zeros(len(count), np.int64)
     for b in range(len(count)):
         out[b] = greedy_row(
-            card, capture, count[b], table[b], ranks, rule, ace_mask, ace_no_scopa,
-            scopa_counts, capture_weight, lay_worth, b,
+            card, capture, count[b], table[b], rank_sum(table[b], ranks), ranks, rule, ace_mask,
+            ace_no_scopa, scopa_counts, capture_weight, lay_worth, b,
         )  # fmt: skip
     return out
 
