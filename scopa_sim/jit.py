@@ -1,20 +1,36 @@
 """numba, set up once for the package's compiled kernels: import ``njit`` from here, and the
 bit instructions the kernels share (``ctpop``, ``cttz``, ``ctlz``).
 
-Why: the first time a process compiles a kernel or loads one from numba's cache, numba loads its
-array-math registry (``numba.np.arraymath``), and that registry imports ``scipy.linalg`` (about
-0.8 s, and it starts BLAS threads) only to offer BLAS (``np.dot``, ``np.linalg``) to compiled
-code. No kernel of this package uses BLAS, so the registry is loaded here, before any kernel,
-with ``scipy.linalg`` hidden: numba then records that BLAS is unavailable and every process that
-plays starts about 0.8 s sooner (``scopa-sim`` itself, each worker, each test subprocess).
-``scipy.linalg`` is hidden only while the registry loads, and only when nothing has imported it
-yet, so the analyses (statsmodels, scipy.stats) import it as usual afterwards. A kernel that
-needs BLAS would fail to compile with numba's "scipy 0.16+ is required" error: import it from
-``numba`` in a process that imports ``scipy.linalg`` first.
+Two things are set up.
+
+*The cache is stamped with the whole package.* numba's on-disk cache (``cache=True``) keys a
+compiled function by its own source file only, but the kernels inline functions of other
+modules (the fused engine inlines the capture search, the players' row policies, the seeding
+hashes): after an edit of ``kernels.py``, the fused kernel would load its stale machine code
+and play by the old rules without a word. Here every function of this package is stamped with
+a hash of all the package's sources instead, so any edit recompiles what is cached (a fresh
+clone has no cache, so it changes nothing there). With ``NUMBA_CACHE_DIR`` set, numba's own
+per-file stamp applies, as numba documents it, and so it does for compiled players outside the
+package (``examples/``, a user's own module).
+
+*The array-math registry loads without scipy.linalg.* The first time a process compiles a kernel
+or loads one from numba's cache, numba loads its array-math registry (``numba.np.arraymath``),
+and that registry imports ``scipy.linalg`` (about 0.8 s, and it starts BLAS threads) only to
+offer BLAS (``np.dot``, ``np.linalg``) to compiled code. No kernel of this package uses BLAS, so
+the registry is loaded here, before any kernel, with ``scipy.linalg`` hidden: numba then records
+that BLAS is unavailable and every process that plays starts about 0.8 s sooner (``scopa-sim``
+itself, each worker, each test subprocess). ``scipy.linalg`` is hidden only while the registry
+loads, and only when nothing has imported it yet, so the analyses (statsmodels, scipy.stats)
+import it as usual afterwards. A kernel that needs BLAS would fail to compile with numba's
+"scipy 0.16+ is required" error: import it from ``numba`` in a process that imports
+``scipy.linalg`` first.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import os
 import sys
 
 from llvmlite import ir
@@ -35,6 +51,49 @@ def _load_array_math_without_scipy() -> None:
 
 
 _load_array_math_without_scipy()
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+@functools.cache
+def package_stamp(package: str = _PACKAGE) -> bytes:
+    """SHA-256 of every Python source under ``package`` (this package by default), each with
+    its relative path; computed once per process."""
+    digest = hashlib.sha256()
+    for folder, dirs, files in sorted(os.walk(package)):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(f for f in files if f.endswith(".py")):
+            path = os.path.join(folder, name)
+            digest.update(os.path.relpath(path, package).encode())
+            with open(path, "rb") as f:
+                digest.update(hashlib.sha256(f.read()).digest())
+    return digest.digest()
+
+
+def _stamp_cache_with_the_package() -> None:
+    from numba.core import caching
+
+    class PackageCacheLocator(caching.InTreeCacheLocator):
+        """numba's in-tree cache (``__pycache__`` beside the source) for this package's
+        functions, stamped with :func:`package_stamp` instead of the function's own file."""
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if not os.path.abspath(py_file).startswith(_PACKAGE + os.sep):
+                return None
+            return super().from_function(py_func, py_file)
+
+        def get_source_stamp(self):
+            return package_stamp()
+
+    locators = caching.CacheImpl._locator_classes
+    if not any(c.__name__ == PackageCacheLocator.__name__ for c in locators):
+        # After NUMBA_CACHE_DIR's locator (it applies only when that is set), before the rest.
+        at = 1 if locators and locators[0] is caching.UserProvidedCacheLocator else 0
+        locators.insert(at, PackageCacheLocator)
+
+
+_stamp_cache_with_the_package()
 
 
 def _bit_intrinsic(name: str, doc: str):

@@ -26,10 +26,9 @@ Two entry points: :func:`play_batch` plays packs (what ``batch.play_deals`` and
 ``batch.play_games`` use), :func:`play_from_states` continues given mid-deal states
 (:class:`DealState`), e.g. for search rollouts.
 
-Numba's cache keys a compiled function by its own file only: after editing a function this
-kernel inlines from another module (``kernels``, ``seeding``, ``players.random``,
-``players.greedy``, ``players.defensive``, ``players.memory``, ``players.chitarrella``,
-``players.tactics``), delete ``scopa_sim/engine/__pycache__/fused.*.nb*`` (or touch this file).
+The kernel inlines functions of other modules (``kernels``, ``seeding``, ``players.*``);
+``jit.py`` stamps numba's cache with the whole package's sources, so an edit of any of them
+recompiles it.
 """
 
 from __future__ import annotations

@@ -1,0 +1,63 @@
+"""numba's cache is stamped with the whole package (scopa_sim/jit.py): a kernel that inlines a
+function of another module must not load stale machine code after that module changes."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import numpy as np
+from numba.core import caching
+
+from scopa_sim import jit, seeding
+from scopa_sim.engine import fused, kernels
+
+
+def _locator():
+    (found,) = [
+        c for c in caching.CacheImpl._locator_classes if c.__name__ == "PackageCacheLocator"
+    ]
+    return found
+
+
+def test_the_stamp_changes_with_any_source_of_the_package(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "sub" / "b.py").write_text("y = 2\n")
+    (tmp_path / "notes.txt").write_text("not a source")
+    stamp = jit.package_stamp.__wrapped__  # uncached: the files change between calls
+    first = stamp(str(tmp_path))
+    assert stamp(str(tmp_path)) == first
+    (tmp_path / "notes.txt").write_text("still not a source")
+    assert stamp(str(tmp_path)) == first
+    (tmp_path / "sub" / "b.py").write_text("y = 3\n")
+    second = stamp(str(tmp_path))
+    assert second != first
+    (tmp_path / "sub" / "b.py").rename(tmp_path / "b.py")  # same text, another place
+    assert stamp(str(tmp_path)) not in (first, second)
+
+
+def test_package_functions_are_stamped_with_the_package_and_others_are_not():
+    locator = _locator()
+    for dispatcher in (fused._play, kernels.legal_actions_into, seeding._shuffle):
+        py_func = dispatcher.py_func
+        found = locator.from_function(py_func, py_func.__code__.co_filename)
+        assert found is not None
+        assert found.get_source_stamp() == jit.package_stamp()
+        assert found.get_cache_path() == str(
+            Path(py_func.__code__.co_filename).parent / "__pycache__"
+        )
+
+    def elsewhere():
+        return 1
+
+    assert locator.from_function(elsewhere, __file__) is None  # tests/ is not the package
+
+
+def test_a_cached_kernel_records_the_package_stamp():
+    seeding.packs(np.uint64(1), np.arange(2), np.zeros(2, np.int64), np.zeros(2, np.int64), 40)
+    cache = seeding._shuffle._cache
+    with open(cache._cache_file._index_path, "rb") as f:
+        pickle.load(f)  # numba's version
+        stamp, _ = pickle.loads(f.read())
+    assert stamp == jit.package_stamp()
