@@ -173,6 +173,16 @@ def _sum_captures(
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _put(c, taken, group, out_card, out_capture, out_group, b, cap, n):
+    """Append the capture of ``taken`` by card ``c`` at slot ``n`` (if it fits); the new count."""
+    if n < cap:
+        out_card[b, n] = c
+        out_capture[b, n] = taken
+        out_group[b, n] = group
+    return n + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _card_captures(
     c, v, table, table_rm, ranks, rank_mask, rule, fewest, out_card, out_capture, out_group,
     b, cap, n, group, st_rem, st_left, st_set,
@@ -217,17 +227,30 @@ def _card_captures(
     if (cands & (cands - one)) == 0:
         return n
     rest = cands & (cands - one)
-    if (rest & (rest - one)) == 0:
+    i, k = lowest_card(cands), lowest_card(rest)
+    ri, rk = (i >> 2) + 1, (k >> 2) + 1  # ranks, in rank order: ri <= rk
+    bi = one << np.uint64((i & 3) * ranks + ri - 1)
+    bk = one << np.uint64((k & 3) * ranks + rk - 1)
+    last = rest & (rest - one)
+    if last == 0:
         # Two such cards, the next commonest case: they are the capture if they make v.
-        i, k = lowest_card(cands), lowest_card(rest)
-        if (i >> 2) + (k >> 2) + 2 == v:
-            if n < cap:
-                out_card[b, n] = c
-                out_capture[b, n] = (one << np.uint64((i & 3) * ranks + (i >> 2))) | (
-                    one << np.uint64((k & 3) * ranks + (k >> 2))
-                )
-                out_group[b, n] = group
-            n += 1
+        if ri + rk == v:
+            n = _put(c, bi | bk, group, out_card, out_capture, out_group, b, cap, n)
+        return n
+    if (last & (last - one)) == 0:
+        # Three (i, k, m in rank order): the search's sets in its order, i k, i k m, i m,
+        # k m. The three make v only if no two do, so `fewest` removes nothing here.
+        m = lowest_card(last)
+        rm = (m >> 2) + 1
+        bm = one << np.uint64((m & 3) * ranks + rm - 1)
+        if ri + rk == v:
+            n = _put(c, bi | bk, group, out_card, out_capture, out_group, b, cap, n)
+        elif ri + rk + rm == v:
+            return _put(c, bi | bk | bm, group, out_card, out_capture, out_group, b, cap, n)
+        if ri + rm == v:
+            n = _put(c, bi | bm, group, out_card, out_capture, out_group, b, cap, n)
+        if rk + rm == v:
+            n = _put(c, bk | bm, group, out_card, out_capture, out_group, b, cap, n)
         return n
     return _sum_captures(
         c, cands, v, ranks, fewest, out_card, out_capture, out_group, b, cap, n, group, st_rem,
