@@ -61,3 +61,65 @@ def test_a_cached_kernel_records_the_package_stamp():
         pickle.load(f)  # numba's version
         stamp, _ = pickle.loads(f.read())
     assert stamp == jit.package_stamp()
+
+
+# Inlining copies each callee once (jit._copy_inlined_callees_once) -----------------------------
+
+
+def _branchy(x, k):
+    total = 0
+    for i in range(k):
+        if (x >> i) & 1:
+            total += i
+        else:
+            total -= 1
+    return total
+
+
+def test_the_inliner_copies_the_blocks_of_one_callee_with_one_scope():
+    from numba.core import inline_closurecall, ir
+    from numba.core.compiler import run_frontend
+
+    shim = inline_closurecall.copy
+    assert isinstance(shim, jit._InlineCopy)
+    blocks = list(run_frontend(_branchy).blocks.values())
+    assert len(blocks) > 3 and len({id(b.scope) for b in blocks}) == 1
+
+    def copies():
+        out = [shim.deepcopy(b) for b in blocks]
+        scopes = {id(b.scope) for b in out} | {
+            id(i.target.scope) for b in out for i in b.body if isinstance(i, ir.Assign)
+        }
+        assert len(scopes) == 1  # one copy of the scope for all the blocks
+        assert out[0].scope is not blocks[0].scope
+        assert [str(b) for b in out] == [str(b) for b in blocks]
+        return out
+
+    shim.forget()  # as the inliner does at the start of each callee
+    first = copies()
+    shim.forget()
+    second = copies()
+    assert first[0].scope is not second[0].scope  # two callees share nothing
+    assert all(a.body[0] is not b.body[0] for a, b in zip(first, second, strict=True))
+    shim.forget()
+
+
+def test_nested_inlined_functions_compute_what_python_does():
+    inner = jit.njit(inline="always")(_branchy)
+
+    @jit.njit(inline="always")
+    def middle(x, k):
+        return inner(x, k) * 2 + inner(x ^ 5, k)
+
+    @jit.njit
+    def outer(xs, k):
+        out = np.empty(len(xs), np.int64)
+        for j in range(len(xs)):
+            out[j] = middle(xs[j], k) - inner(xs[j], k + 1)
+        return out
+
+    xs = np.arange(-40, 300, 7, dtype=np.int64)
+    expected = [
+        (_branchy(x, 9) * 2 + _branchy(x ^ 5, 9)) - _branchy(x, 10) for x in xs.tolist()
+    ]
+    assert outer(xs, 9).tolist() == expected
