@@ -119,7 +119,5 @@ def test_nested_inlined_functions_compute_what_python_does():
         return out
 
     xs = np.arange(-40, 300, 7, dtype=np.int64)
-    expected = [
-        (_branchy(x, 9) * 2 + _branchy(x ^ 5, 9)) - _branchy(x, 10) for x in xs.tolist()
-    ]
+    expected = [(_branchy(x, 9) * 2 + _branchy(x ^ 5, 9)) - _branchy(x, 10) for x in xs.tolist()]
     assert outer(xs, 9).tolist() == expected
