@@ -1,7 +1,5 @@
 """``python -m scopa_sim`` is the ``scopa-sim`` command."""
 
-import sys
+from scopa_sim.launch import console
 
-from scopa_sim.launch import main
-
-sys.exit(main())
+console()

@@ -429,25 +429,29 @@ def _simulate(args, parser) -> int:
         from scopa_sim.runner import RunConfig
 
         runs = [(RunConfig.create(**settings), None)]
-    from scopa_sim.runner import run
+    from scopa_sim.runner import forked_workers, run
 
-    for config, file_workers in runs:
-        summary = run(
-            config,
-            workers=args.workers or file_workers or 1,
-            backend=args.backend,
-            scheduler=args.scheduler,
-            batch_size=args.batch_size,
-            progress=args.progress,
-        )
-        rate = summary.deals / summary.simulate_seconds if summary.simulate_seconds else 0
-        print(
-            f"{config.name}: {config.rules().describe()} {','.join(config.players)}, "
-            f"{config.count:,} {config.mode} -> {config.out} "
-            f"({summary.chunks_run} chunks played, {summary.chunks_skipped} already done; "
-            f"{summary.deals:,} deals, {summary.rows:,} rows, {summary.bytes / 1e6:.1f} MB, "
-            f"{summary.seconds:.1f} s, {rate:,.0f} deals/s per worker)"
-        )
+    workers = [args.workers or file_workers or 1 for _, file_workers in runs]
+    # The other workers of every run, forked once now, before anything starts a thread.
+    forks = max(workers, default=1) - 1 if args.backend in (None, "loky") else 0
+    with forked_workers(forks):
+        for (config, _), run_workers in zip(runs, workers, strict=True):
+            summary = run(
+                config,
+                workers=run_workers,
+                backend=args.backend,
+                scheduler=args.scheduler,
+                batch_size=args.batch_size,
+                progress=args.progress,
+            )
+            rate = summary.deals / summary.simulate_seconds if summary.simulate_seconds else 0
+            print(
+                f"{config.name}: {config.rules().describe()} {','.join(config.players)}, "
+                f"{config.count:,} {config.mode} -> {config.out} "
+                f"({summary.chunks_run} chunks played, {summary.chunks_skipped} already done; "
+                f"{summary.deals:,} deals, {summary.rows:,} rows, {summary.bytes / 1e6:.1f} MB, "
+                f"{summary.seconds:.1f} s, {rate:,.0f} deals/s per worker)"
+            )
     return 0
 
 

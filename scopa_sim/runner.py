@@ -3,8 +3,9 @@
 A run is split into fixed-size chunks of games (or deals). Each chunk is played and written by
 one worker (joblib; the backend comes from ``joblib.parallel_config``: processes by default,
 or a Dask cluster). With the default backend (loky) and ``workers`` > 1, this process is one
-of the workers: it plays chunks in a thread while ``workers - 1`` loky processes start up and join
-in, all taking the next chunk from one queue. Every random number is keyed by game and deal
+of the workers: it plays chunks in a thread while ``workers - 1`` other processes join in, all
+taking the next chunk from one queue: those :func:`forked_workers` forked from this one for the
+command (on Linux), else loky's. Every random number is keyed by game and deal
 (``scopa_sim.seeding``), so the data do not depend on the number of workers, the chunk size or
 the batch size. Rerunning a command completes only the chunks whose file is missing.
 """
@@ -13,13 +14,17 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import multiprocessing
 import os
 import platform
 import queue
+import re
+import signal
 import sys
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -329,8 +334,89 @@ def shared_executor(workers: int):
     return get_memmapping_executor(workers)
 
 
+#: Where :func:`forked_workers` forks: Linux, where ``fork`` is the platform's own way to start
+#: a process. (macOS's system libraries are not safe to use after a fork; Windows has none.)
+FORKS = sys.platform.startswith("linux")
+
+_forked: tuple[ProcessPoolExecutor, int] | None = None  # forked_workers's pool and size
+
+
+def _ignore_ctrl_c() -> None:
+    """A forked worker leaves Ctrl-C to this process, which stops it (``_stop``)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+#: polars' query threads (``polars-0``...) and its runtime's; not the two its import starts
+#: (``jemalloc_bg_thd``, ``polars-ooc-clea``), which hold no lock a worker waits for.
+_POOL_THREAD = re.compile(r"polars-\d|tokio-|async-executor")
+
+
+def _own_threads() -> list[str]:
+    """Names of the threads this process runs beside the calling one that a fork would leave
+    holding locks in the child: any Python thread, and polars' thread pool (started by its
+    first query, not by its import)."""
+    names = [t.name for t in threading.enumerate() if t is not threading.current_thread()]
+    with contextlib.suppress(OSError):
+        for task in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{task}/comm") as f:
+                name = f.read().strip()
+            if _POOL_THREAD.match(name):
+                names.append(name)
+    return names
+
+
+@contextlib.contextmanager
+def forked_workers(workers: int) -> Iterator[bool]:
+    """Fork ``workers`` worker processes from this one for the runs made inside the block
+    (``_shared_chunks`` gives them chunks); yield whether it did. Each loads the compiled
+    kernels at once; the block's end stops them.
+
+    Why: a forked worker starts with numpy, polars, numba and this package already imported,
+    so it plays its first chunk as soon as this process does. A fresh (loky) interpreter first
+    spends about a second importing them, which held two workers at about 1.6x one
+    (docs/design.md, "Two workers"); and it is forked once for a whole batch of runs.
+
+    A fork copies only the calling thread: a lock that another thread holds at that moment is
+    never released in the child. So this forks only on Linux (:data:`FORKS`) and only while no
+    other thread runs, as at the start of a command, after its imports (``cli.py``); otherwise
+    it yields False and the runner uses loky's workers.
+    """
+    global _forked
+    if workers < 1 or not FORKS or _forked is not None or _own_threads():
+        yield False
+        return
+    pool = ProcessPoolExecutor(
+        workers, mp_context=multiprocessing.get_context("fork"), initializer=_ignore_ctrl_c
+    )
+    for _ in range(workers):  # forks them all now, before the pool starts its own thread
+        pool.submit(api.play_deals, "classic", ["random", "greedy"], deals=8, seed=0)
+    _forked = pool, workers
+    try:
+        yield True
+    finally:  # every chunk handed out has been collected: nothing of value is lost
+        _stop(pool)
+
+
+def _stop(executor) -> None:
+    """Stop ``executor``'s workers now, whatever they are doing (a chunk is written whole or
+    not at all, so none is left half written)."""
+    global _forked
+    if isinstance(executor, ProcessPoolExecutor):
+        if _forked is not None and _forked[0] is executor:
+            _forked = None  # no later run may use it
+        # (Python 3.14's ProcessPoolExecutor.terminate_workers does this.)
+        for process in list((getattr(executor, "_processes", None) or {}).values()):
+            process.terminate()
+        # Then wait for its thread, which sees them gone at once: left running, it could race
+        # the interpreter's exit (an OSError from concurrent.futures at exit).
+        executor.shutdown(wait=True, cancel_futures=True)
+    else:  # loky's
+        executor.shutdown(wait=False, kill_workers=True)
+
+
 def _shared_chunks(config, todo, batch_size, workers) -> Iterator[ChunkResult]:
-    """Play ``todo`` in this process (a thread) and in ``workers - 1`` loky processes.
+    """Play ``todo`` in this process (a thread) and in ``workers - 1`` other processes: forked
+    ones (:func:`forked_workers`) when there are enough, else loky's.
 
     Why: a loky worker is a fresh interpreter that must import numpy, polars and numba and load
     the compiled kernels before its first chunk (about 1.2 s of CPU, measured). This process has
@@ -379,7 +465,8 @@ def _shared_chunks(config, todo, batch_size, workers) -> Iterator[ChunkResult]:
     here_done = False
     ok = interrupted = False
     try:
-        executor = shared_executor(workers - 1)
+        forked = _forked is not None and _forked[1] >= workers - 1
+        executor = _forked[0] if forked else shared_executor(workers - 1)
         for _ in range(workers - 1):
             submit_next()
         while in_flight or not here_done:
@@ -402,7 +489,7 @@ def _shared_chunks(config, todo, batch_size, workers) -> Iterator[ChunkResult]:
     finally:
         stop.set()  # on an error: no new chunk; this process finishes the one in hand
         if not ok and executor is not None:  # their chunks in hand would not be recorded
-            executor.shutdown(wait=False, kill_workers=True)
+            _stop(executor)
         if not interrupted:  # on Ctrl-C, return at once: a chunk is written whole or not at all
             thread.join()
 

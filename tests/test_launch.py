@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from scopa_sim import launch
+from scopa_sim import launch, runner
 from scopa_sim.launch import requested_workers
 
 
@@ -28,11 +28,21 @@ from scopa_sim.launch import requested_workers
         (["simulate"], 1),
     ],
 )
-def test_requested_workers_from_the_command_line(argv, workers):
+def test_requested_workers_from_the_command_line(monkeypatch, argv, workers):
+    monkeypatch.setattr(launch, "PARALLEL_COMMANDS", ("simulate", "tournament"))  # any platform
     assert requested_workers(argv) == workers
 
 
-def test_requested_workers_from_a_config_file(tmp_path):
+def test_simulate_prestarts_loky_workers_only_where_it_cannot_fork_its_own():
+    """Where the runner forks (Linux), simulate starts no loky worker; tournament always does."""
+    assert ("simulate" in launch.PARALLEL_COMMANDS) is not runner.FORKS
+    assert "tournament" in launch.PARALLEL_COMMANDS
+    expected = 1 if runner.FORKS else 2
+    assert requested_workers(["simulate", "--workers", "2"]) == expected
+
+
+def test_requested_workers_from_a_config_file(monkeypatch, tmp_path):
+    monkeypatch.setattr(launch, "PARALLEL_COMMANDS", ("simulate", "tournament"))
     config = tmp_path / "batch.toml"
     config.write_text('[defaults]\nworkers = 2\n\n[[run]]\nname = "a"\nworkers = 3\n')
     assert requested_workers(["simulate", "--config", str(config)]) == 3
@@ -66,6 +76,7 @@ def test_a_bad_command_line_fails_fast_and_cleanly_with_workers_started(tmp_path
 def test_prestarted_workers_are_stopped_when_the_command_ends(monkeypatch, capsys, tmp_path, argv):
     """Not left to exit, where Python would first wait for their warm-up to finish."""
     calls = []
+    monkeypatch.setattr(launch, "PARALLEL_COMMANDS", ("simulate", "tournament"))
 
     class Executor:
         def shutdown(self, **kwargs):
@@ -79,3 +90,19 @@ def test_prestarted_workers_are_stopped_when_the_command_ends(monkeypatch, capsy
     err = capsys.readouterr().err
     assert status == 2 and ("nope" in err or "ten" in err), err
     assert calls == [{"wait": False, "kill_workers": True}]
+
+
+def test_the_console_script_exits_with_the_status_of_main_after_freezing_the_heap(monkeypatch):
+    """``scopa-sim`` runs ``launch.console``, which ends with main's status and freezes the
+    objects left, so that the interpreter's final collections skip them (docstring)."""
+    from importlib.metadata import entry_points
+
+    (script,) = entry_points(group="console_scripts", name="scopa-sim")
+    assert script.value == "scopa_sim.launch:console"
+    events = []
+    monkeypatch.setattr(launch, "main", lambda: events.append("main") or 3)
+    monkeypatch.setattr(launch.gc, "freeze", lambda: events.append("freeze"))
+    with pytest.raises(SystemExit) as exit:
+        launch.console()
+    assert exit.value.code == 3
+    assert events == ["main", "freeze"]

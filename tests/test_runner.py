@@ -4,6 +4,7 @@
 * common random numbers: runs that differ only in players or options see the same packs;
 * a run killed with SIGKILL resumes where it stopped and ends with the uninterrupted run's data;
   Ctrl-C or an error stops a run with two workers (this process and a loky one) at once;
+  a worker forked for a command plays the same data and stops with it;
 * a run folder of another configuration or data version is refused; rerunning a complete run
   does nothing;
 * the Parquet schema and its size on disk;
@@ -16,6 +17,7 @@ import json
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -457,6 +459,73 @@ def test_two_workers_stop_on_an_error_and_resume(tmp_path, monkeypatch):
     assert (summary.chunks_run, summary.chunks_skipped) == (config.n_chunks, 0)
     assert manifest(config.out)["complete"] is True
     assert_frame_equal(data(config.out), data(reference.out))
+
+
+#: Run in a fresh process (a fork needs a process without other threads; pytest's workers have
+#: some): two workers, the second forked by runner.forked_workers, no loky worker allowed.
+#: Every chunk leaves a file naming the process that played it.
+FORKED_RUN = """
+import os, sys
+from pathlib import Path
+from scopa_sim import runner
+
+out = Path(sys.argv[1])
+play_chunk = runner.play_chunk
+
+def traced(config, chunk, batch_size):  # the forked worker has this module as it was
+    (out / f"played-{chunk}-by-{os.getpid()}").touch()
+    return play_chunk(config, chunk, batch_size)
+
+def no_loky(workers):
+    raise AssertionError("a loky worker was asked for")
+
+runner.play_chunk, runner.shared_executor = traced, no_loky
+config = runner.RunConfig.create(
+    out=out / "run", name="same", variant="classic", players="greedy,random", mode="games",
+    count=3000, seed=7, chunk_size=250,
+)
+with runner.forked_workers(1) as forked:
+    assert forked, runner._own_threads()
+    workers = list(runner._forked[0]._processes.values())
+    runner.run(config, workers=2, batch_size=256, progress=False)
+assert runner._forked is None
+print(os.getpid(), *(w.pid for w in workers if not w.is_alive()))
+"""
+
+
+def test_forked_workers_play_the_same_data_and_are_stopped_after(tmp_path):
+    """``forked_workers`` (what ``scopa-sim simulate`` uses on Linux) forks a worker that plays
+    some of the chunks, gives the data of a one-worker run, and stops it when the block ends."""
+    if not runner.FORKS:
+        pytest.skip("workers are forked on Linux only")
+    done = subprocess.run(
+        [PYTHON, "-c", FORKED_RUN, str(tmp_path)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    main, *stopped = (int(pid) for pid in done.stdout.split())
+    assert len(stopped) == 1, "the forked worker was still running after the block"
+    players = {int(p.name.split("-by-")[1]) for p in tmp_path.glob("played-*")}
+    assert players == {main, *stopped}, "both processes play chunks"
+    assert len(list(tmp_path.glob("played-*"))) == 12  # each chunk once
+    reference = make(tmp_path / "reference", count=3000, chunk_size=1000)
+    runner.run(reference, progress=False)
+    assert_frame_equal(data(tmp_path / "run"), data(reference.out))
+
+
+def test_forked_workers_fork_nothing_while_another_thread_runs():
+    """A fork copies only the calling thread; what another one holds would stay locked in the
+    worker, so then the runner keeps to loky's workers."""
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        with runner.forked_workers(1) as forked:
+            assert forked is False
+            assert runner._forked is None
+    finally:
+        release.set()
+        other.join()
 
 
 # (e) the schema --------------------------------------------------------------------------------
