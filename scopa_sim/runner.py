@@ -368,8 +368,7 @@ def _own_threads() -> list[str]:
 @contextlib.contextmanager
 def forked_workers(workers: int) -> Iterator[bool]:
     """Fork ``workers`` worker processes from this one for the runs made inside the block
-    (``_shared_chunks`` gives them chunks); yield whether it did. Each loads the compiled
-    kernels at once; the block's end stops them.
+    (``_shared_chunks`` gives them chunks); yield whether it did. The block's end stops them.
 
     Why: a forked worker starts with numpy, polars, numba and this package already imported,
     so it plays its first chunk as soon as this process does. A fresh (loky) interpreter first
@@ -388,8 +387,7 @@ def forked_workers(workers: int) -> Iterator[bool]:
     pool = ProcessPoolExecutor(
         workers, mp_context=multiprocessing.get_context("fork"), initializer=_ignore_ctrl_c
     )
-    for _ in range(workers):  # forks them all now, before the pool starts its own thread
-        pool.submit(api.play_deals, "classic", ["random", "greedy"], deals=8, seed=0)
+    pool.submit(os.getpid)  # the first task forks them all, before the pool starts its thread
     _forked = pool, workers
     try:
         yield True
