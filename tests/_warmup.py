@@ -3,11 +3,11 @@
 Why: numba compiles a kernel on its first call and keeps it in its on-disk cache, but two pytest
 workers starting on a cold cache (a fresh clone, as on CI) each compile every kernel they touch:
 the same few minutes of CPU twice. Here two processes split the work instead, one compiling the
-fused engine (the largest kernel), the other the lockstep kernels and the compiled players'
-batch kernels; then one more process compiles the search players' kernels, which roll out on
-the fused engine. The workers then load the kernels from the cache. A kernel this misses is
-compiled by the worker that needs it, as before: the warm-up changes how long the suite takes,
-never what it tests.
+fused engine's general kernel (the largest), the other the lockstep kernels, the compiled
+players' batch kernels and the fused kernels for one policy alone; then one more process
+compiles the search players' kernels, which roll out on the fused engine. The workers then load
+the kernels from the cache. A kernel this misses is compiled by the worker that needs it, as
+before: the warm-up changes how long the suite takes, never what it tests.
 
 ``python tests/_warmup.py PART`` runs one part; ``conftest.py`` runs them all.
 """
@@ -33,6 +33,10 @@ def lockstep() -> None:
 
     for name in COMPILED:
         api.play_deals("classic", [name, "random"], deals=16, seed=0, path="lockstep")
+    # The fused kernels compiled for one policy alone (fused.kernel_for), apart from the general
+    # one that the other part compiles.
+    for name in ("random", "greedy"):
+        api.play_deals("classic", [name, name], deals=16, seed=0, path="fused")
     api.play_deals(
         "classic", ["examples.compiled_cautious:CompiledCautiousPlayer", "greedy"], deals=8, seed=0
     )

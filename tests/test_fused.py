@@ -179,13 +179,18 @@ def test_rows_wider_than_the_scratch_are_replayed(monkeypatch):
         want = engine.play_deals(rules, players, 3, range(400), 400, path="fused")
         monkeypatch.setattr(fused, "_SCRATCH", 2)
         calls = []
-        kernel = fused._play
+        chosen = fused.kernel_for
 
-        def counted(*args, calls=calls, kernel=kernel):
-            calls.append(1)
-            return kernel(*args)
+        def counted_kernel_for(*args, calls=calls, chosen=chosen):
+            kernel = chosen(*args)
 
-        monkeypatch.setattr(fused, "_play", counted)
+            def counted(*args):
+                calls.append(1)
+                return kernel(*args)
+
+            return counted
+
+        monkeypatch.setattr(fused, "kernel_for", counted_kernel_for)
         assert_same(engine.play_deals(rules, players, 3, range(400), 400, path="fused"), want)
         assert len(calls) > 1  # some rows were played again
         record = _lockstep_record(rules, players, 200, 6, np.zeros((200, 2), np.int16))
@@ -224,6 +229,33 @@ def test_path_dispatch():
     assert len(api.play_deals(rules, mixed, deals=50, seed=1)) == 50
     # Objects that are not Player subclasses (no fused_code at all) are fine on auto.
     assert not fused.fusable([object()])
+
+
+@pytest.mark.parametrize(
+    "config, names, kernel",
+    [
+        (("classic", {}), ("random",), fused.RANDOM_ONLY),
+        (("classic", {"forced_capture": True}), ("random",), fused.GENERAL),
+        (("scopone", {}), ("greedy",), fused.GREEDY_ONLY),
+        (("escoba", {"forced_capture": True}), ("greedy",), fused.GREEDY_ONLY),
+        (("classic", {}), ("random", "greedy"), fused.GENERAL),
+        (("classic", {}), ("memory",), fused.GENERAL),
+    ],
+    ids=lambda x: x if isinstance(x, int) else None,
+)
+def test_a_lineup_of_one_fast_policy_gets_its_own_kernel_and_the_same_deals(
+    monkeypatch, config, names, kernel
+):
+    """``kernel_for`` picks the kernel compiled for random or greedy alone when every side
+    plays it (random without forced capture only), the general kernel otherwise; the general
+    kernel plays the same deals, to the bit."""
+    rules = variant(config[0], **config[1])
+    players = lineup(rules, names)
+    codes, _, _ = fused.policies(rules, players)
+    assert fused.kernel_for(codes, rules.forced_capture) is fused._KERNELS[kernel]
+    chosen = engine.play_deals(rules, players, 7, range(300), 128, path="fused")
+    monkeypatch.setattr(fused, "kernel_for", lambda codes, forced: fused._KERNELS[fused.GENERAL])
+    assert_same(engine.play_deals(rules, players, 7, range(300), 128, path="fused"), chosen)
 
 
 def test_fused_codes_are_distinct():

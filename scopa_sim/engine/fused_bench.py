@@ -17,6 +17,7 @@ def main() -> None:
     import json
     import time
     from contextlib import contextmanager
+    from unittest import mock
 
     from scopa_sim import api
     from scopa_sim.engine import fused as this  # not __main__: the module the engine calls
@@ -61,29 +62,33 @@ def main() -> None:
     # Where the fused path's time goes (CPU time, one run of --deals).
     spent: dict[str, float] = {}
 
-    @contextmanager
-    def patched(module, name, label):
-        inner = getattr(module, name)
-
-        def timed(*a, **k):
+    def timed(inner, label):
+        def timed_call(*a, **k):
             start = time.process_time()
             try:
                 return inner(*a, **k)
             finally:
                 spent[label] = spent.get(label, 0.0) + time.process_time() - start
 
-        setattr(module, name, timed)
+        return timed_call
+
+    @contextmanager
+    def patched(module, name, label):
+        inner = getattr(module, name)
+        setattr(module, name, timed(inner, label))
         try:
             yield
         finally:
             setattr(module, name, inner)
+
+    kernels = {only: timed(kernel, "kernel") for only, kernel in this._KERNELS.items()}
 
     for names in pairs:
         spent.clear()
         with (
             patched(lockstep, "deal_packs", "packs"),
             patched(lockstep, "first_dealers", "first dealers"),
-            patched(this, "_play", "kernel"),
+            mock.patch.dict(this._KERNELS, kernels),
             patched(lockstep.scoring, "score", "scoring"),
             patched(lockstep, "_deal_outcomes", "outcomes"),
             patched(outcomes.DealOutcomes, "concat", "concat"),
