@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 
@@ -93,16 +94,22 @@ def test_prestarted_workers_are_stopped_when_the_command_ends(monkeypatch, capsy
 
 
 def test_the_console_script_exits_with_the_status_of_main_after_freezing_the_heap(monkeypatch):
-    """``scopa-sim`` runs ``launch.console``, which ends with main's status and freezes the
-    objects left, so that the interpreter's final collections skip them (docstring)."""
+    """``scopa-sim`` runs ``launch.console``, which runs main with the collector's thresholds
+    raised, ends with main's status and freezes the objects left, so that the interpreter's
+    final collections skip them (docstring)."""
     from importlib.metadata import entry_points
 
     (script,) = entry_points(group="console_scripts", name="scopa-sim")
     assert script.value == "scopa_sim.launch:console"
+    assert launch.GC_THRESHOLDS[0] > gc.get_threshold()[0]  # pytest runs at the defaults
     events = []
-    monkeypatch.setattr(launch, "main", lambda: events.append("main") or 3)
+    monkeypatch.setattr(launch, "main", lambda: events.append(("main", gc.get_threshold())) or 3)
     monkeypatch.setattr(launch.gc, "freeze", lambda: events.append("freeze"))
-    with pytest.raises(SystemExit) as exit:
-        launch.console()
+    before = gc.get_threshold()
+    try:
+        with pytest.raises(SystemExit) as exit:
+            launch.console()
+    finally:
+        gc.set_threshold(*before)
     assert exit.value.code == 3
-    assert events == ["main", "freeze"]
+    assert events == [("main", launch.GC_THRESHOLDS), "freeze"]
