@@ -29,6 +29,10 @@ PARALLEL_COMMANDS = (
 )
 
 
+#: The cyclic garbage collector's thresholds in a command (CPython's defaults: 700, 10, 10).
+GC_THRESHOLDS = (10_000, 100, 100)
+
+
 def _option(argv: list[str], name: str) -> str | None:
     """The value of ``--name VALUE`` or ``--name=VALUE`` (the last one given), else None."""
     value = None
@@ -64,7 +68,9 @@ def requested_workers(argv: list[str]) -> int:
 
 
 def warm_up() -> None:
-    """Run in a fresh worker: import the engine and load its compiled kernels (a few deals)."""
+    """Run in a fresh worker: import the engine and load its compiled kernels (a few deals),
+    with the garbage collector's thresholds raised as in the command (:func:`console`)."""
+    gc.set_threshold(*GC_THRESHOLDS)
     from scopa_sim import api
 
     api.play_deals("classic", ["random", "greedy"], deals=8, seed=0)
@@ -96,10 +102,6 @@ def main(argv: list[str] | None = None) -> int:
         # the atexit functions, so a bad command line would wait for the warm-up to finish.)
         if executor is not None:
             executor.shutdown(wait=False, kill_workers=True)
-
-
-#: The cyclic garbage collector's thresholds in a command (CPython's defaults: 700, 10, 10).
-GC_THRESHOLDS = (10_000, 100, 100)
 
 
 def console() -> None:

@@ -113,3 +113,14 @@ def test_the_console_script_exits_with_the_status_of_main_after_freezing_the_hea
         gc.set_threshold(*before)
     assert exit.value.code == 3
     assert events == [("main", launch.GC_THRESHOLDS), "freeze"]
+
+
+def test_a_prestarted_worker_warms_up_with_the_commands_collector_thresholds():
+    """``warm_up`` (the first task of a prestarted loky worker) raises the collector's
+    thresholds as ``console`` does, before its imports, and loads the kernels."""
+    before = gc.get_threshold()
+    try:
+        launch.warm_up()
+        assert gc.get_threshold() == launch.GC_THRESHOLDS
+    finally:
+        gc.set_threshold(*before)
