@@ -4,6 +4,7 @@
 * common random numbers: runs that differ only in players or options see the same packs;
 * a run killed with SIGKILL resumes where it stopped and ends with the uninterrupted run's data;
   Ctrl-C or an error stops a run with two workers (this process and a loky one) at once;
+  one worker writes each chunk while the next plays, and stops on a write error;
   a worker forked for a command plays the same data and stops with it;
 * a run folder of another configuration or data version is refused; rerunning a complete run
   does nothing;
@@ -431,6 +432,72 @@ def test_rerun_completes_only_missing_chunks(tmp_path):
     assert all(config.out.joinpath(n).stat().st_mtime_ns == t for n, t in kept.items())
     assert manifest(config.out)["complete"] is True
     assert_frame_equal(data(config.out), full)
+
+
+def test_one_worker_writes_each_chunk_while_the_next_plays(tmp_path, monkeypatch):
+    """With one worker, chunk k's file is written on another thread while chunk k + 1 plays
+    (runner._chunks_in_turn): each write waits here until the next chunk has started playing,
+    which a write in turn would never see. Results come in chunk order, with the data of a run
+    that plays and writes in turn."""
+    config = make(tmp_path / "run", count=800, chunk_size=200, seed=5)
+    playing = {c: threading.Event() for c in range(config.n_chunks)}
+    writers = []
+    play, write = runner.play_outcomes, storage.write_chunk
+
+    def play_outcomes(config, chunk, batch_size):
+        playing[chunk].set()
+        return play(config, chunk, batch_size)
+
+    def write_chunk(frame, folder, chunk):
+        writers.append(threading.current_thread().name)
+        if chunk + 1 in playing:
+            assert playing[chunk + 1].wait(30), f"chunk {chunk + 1} did not play during a write"
+        return write(frame, folder, chunk)
+
+    monkeypatch.setattr(runner, "play_outcomes", play_outcomes)
+    monkeypatch.setattr(storage, "write_chunk", write_chunk)
+    recorded = []
+    monkeypatch.setattr(
+        storage, "write_manifest", lambda out, m, w=storage.write_manifest: recorded.append(
+            list(m["chunks_done"])) or w(out, m)
+    )  # fmt: skip
+    runner.run(config, workers=1, batch_size=128, progress=False)
+    assert recorded == [[], [0], [0, 1], [0, 1, 2], [0, 1, 2, 3]]  # each once its file is in
+    assert all(name.startswith("scopa-sim-writer") for name in writers) and len(writers) == 4
+    monkeypatch.undo()
+    in_turn = make(tmp_path / "in-turn", count=800, chunk_size=200, seed=5)
+    monkeypatch.setattr(
+        runner, "_chunks_in_turn", lambda c, todo, b: (runner.play_chunk(c, k, b) for k in todo)
+    )
+    runner.run(in_turn, workers=1, batch_size=128, progress=False)
+    assert_frame_equal(data(config.out), data(in_turn.out))
+
+
+def test_one_worker_stops_on_a_write_error_and_resumes(tmp_path, monkeypatch):
+    """A write that fails on the writer thread ends a one-worker run with its error once the
+    chunks before it are recorded (the next chunk, played by then, is written whole before the
+    run stops); the failed chunk has no file, and a rerun plays what is missing and completes the
+    run with the data of an uninterrupted one."""
+    config = make(tmp_path / "run", count=1000, chunk_size=200, seed=8)
+    write = storage.write_chunk
+
+    def failing(frame, folder, chunk):
+        if chunk == 2:
+            raise OSError(28, "No space left on device")
+        return write(frame, folder, chunk)
+
+    monkeypatch.setattr(storage, "write_chunk", failing)
+    with pytest.raises(OSError, match="No space left"):
+        runner.run(config, workers=1, progress=False)
+    assert manifest(config.out)["chunks_done"] == [0, 1]
+    assert storage.done_chunks(config.out) == {0, 1, 3}
+    monkeypatch.undo()
+    summary = runner.run(config, workers=1, progress=False)
+    assert (summary.chunks_run, summary.chunks_skipped) == (2, 3)
+    assert manifest(config.out)["complete"] is True
+    whole = make(tmp_path / "whole", count=1000, chunk_size=200, seed=8)
+    runner.run(whole, workers=1, progress=False)
+    assert_frame_equal(data(config.out), data(whole.out))
 
 
 def test_two_workers_stop_on_an_error_and_resume(tmp_path, monkeypatch):
