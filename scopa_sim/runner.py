@@ -5,7 +5,8 @@ one worker (joblib; the backend comes from ``joblib.parallel_config``: processes
 or a Dask cluster). With the default backend (loky) and ``workers`` > 1, this process is one
 of the workers: it plays chunks in a thread while ``workers - 1`` other processes join in, all
 taking the next chunk from one queue: those :func:`forked_workers` forked from this one for the
-command (on Linux), else loky's. Every random number is keyed by game and deal
+command (on Linux), else loky's. With one worker, this process plays the chunks in turn while a
+thread writes the chunk before. Every random number is keyed by game and deal
 (``scopa_sim.seeding``), so the data do not depend on the number of workers, the chunk size or
 the batch size. Rerunning a command completes only the chunks whose file is missing.
 """
