@@ -115,26 +115,56 @@ def _below(bits, m):
     return (hi + (lo >> _S32)) >> _S32
 
 
-@njit(cache=True, nogil=True)
-def _shuffle(rows, position_keys, out):
-    """Fisher-Yates, one pack per row: position ``i`` swaps with ``j`` drawn on ``0 .. i`` from
-    ``mix64(row ^ position_keys[i])``, which is ``hash_counters(row, i)``."""
-    n = out.shape[1]
-    swap = np.empty(n, np.int64)
+@njit(cache=True, nogil=True, inline="always")
+def shuffle_into(h, position_keys, pack, swap):
+    """Fisher-Yates of one pack keyed ``h`` (:func:`pack_hash`) into ``pack`` (``swap``:
+    scratch of its length), as :func:`packs` deals it: position ``i`` swaps with ``j`` drawn on
+    ``0 .. i`` from ``mix64(h ^ position_keys[i])``, which is ``hash_counters(h, i)``. For
+    compiled callers that deal packs one at a time; hashing a batch's packs first, in a loop of
+    its own, is twice as fast (the CPU overlaps the independent hashes) as hashing each before
+    its shuffle."""
+    n = len(pack)
+    # The draws first, independent of each other (the CPU overlaps their hashing), then the
+    # swaps, which depend on one another through the pack.
+    for i in range(1, n):
+        swap[i] = _below(mix64_scalar(h ^ position_keys[i]), np.uint64(i + 1))
+    for i in range(n):
+        pack[i] = i
+    for i in range(n - 1, 0, -1):
+        j = swap[i]
+        card = pack[i]
+        pack[i] = pack[j]
+        pack[j] = card
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _counter_key(c):
+    """``mix64(c * golden + golden)``: one counter as :func:`hash_counters` mixes it in."""
+    return mix64_scalar(np.uint64(c) * _GOLDEN + _GOLDEN)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def pack_hash(key, game, deal, attempt):
+    """``hash_counters(key, game, deal, attempt)`` of one pack, compiled: the hash that keys its
+    shuffle (:func:`shuffle_into`)."""
+    h = mix64_scalar(key ^ _counter_key(game))
+    h = mix64_scalar(h ^ _counter_key(deal))
+    return mix64_scalar(h ^ _counter_key(attempt))
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _shuffle(rows, position_keys, out, swap):
+    """One pack per row of ``out``, row ``r`` keyed by the hash ``rows[r]`` (``swap``: scratch
+    of a pack's length). Without numba's reference counting (it allocates nothing), taking a
+    row of ``out`` costs nothing."""
     for r in range(len(rows)):
-        pack = out[r]
-        h = rows[r]
-        # The draws first, independent of each other (the CPU overlaps their hashing), then
-        # the swaps, which depend on one another through the pack.
-        for i in range(1, n):
-            swap[i] = _below(mix64_scalar(h ^ position_keys[i]), np.uint64(i + 1))
-        for i in range(n):
-            pack[i] = i
-        for i in range(n - 1, 0, -1):
-            j = swap[i]
-            card = pack[i]
-            pack[i] = pack[j]
-            pack[j] = card
+        shuffle_into(rows[r], position_keys, out[r], swap)
+
+
+def pack_position_keys(n_cards: int) -> np.ndarray:
+    """The hashed positions of a pack of ``n_cards`` (:func:`packs`), ``uint64[n_cards]``."""
+    with np.errstate(over="ignore"):
+        return mix64(np.arange(n_cards, dtype=np.uint64) * _GOLDEN + _GOLDEN)
 
 
 def packs(key: np.uint64, game: np.ndarray, deal: np.ndarray, attempt: np.ndarray, n_cards: int):
@@ -155,11 +185,8 @@ def packs(key: np.uint64, game: np.ndarray, deal: np.ndarray, attempt: np.ndarra
     """
     rows = np.ascontiguousarray(hash_counters(key, game, deal, attempt), dtype=np.uint64)
     rows = rows.reshape(-1)
-    with np.errstate(over="ignore"):
-        counters = np.arange(n_cards, dtype=np.uint64)
-        position_keys = mix64(counters * _GOLDEN + _GOLDEN)
     out = np.empty((len(rows), n_cards), np.int8)
-    _shuffle(rows, position_keys, out)
+    _shuffle(rows, pack_position_keys(n_cards), out, np.empty(n_cards, np.int64))
     return out
 
 

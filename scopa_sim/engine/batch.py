@@ -28,6 +28,7 @@ from scopa_sim.engine.deals import (  # the shared data and helpers, re-exported
     seat_sides,
 )
 from scopa_sim.engine.outcomes import DealOutcomes
+from scopa_sim.jit import njit
 from scopa_sim.players.base import LegalActions, Observation, Player
 from scopa_sim.rules import CATEGORIES, FirstDealer, Variant
 
@@ -49,26 +50,71 @@ def seat_offsets(first_dealer: np.ndarray, deal: np.ndarray, n_players: int) -> 
     return (np.asarray(first_dealer) + 1 + np.asarray(deal)) % n_players
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _is_throw_in(pack, rank_of, table_cards):
+    """Whether the table (the pack's first ``table_cards`` cards) holds three or four kings."""
+    kings = 0
+    for i in range(table_cards):
+        kings += rank_of[pack[i]] == 10
+    return kings >= 3
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _throw_ins(packs, rank_of, table_cards, out):
+    for r in range(len(packs)):
+        out[r] = _is_throw_in(packs[r], rank_of, table_cards)
+
+
+def _throws_in(variant: Variant) -> bool:
+    return variant.throw_in and variant.table_cards >= 4
+
+
 def throw_in_rows(variant: Variant, packs: np.ndarray) -> np.ndarray:
     """Rows whose table (the pack's first cards) holds three or four kings."""
-    if not variant.throw_in or variant.table_cards < 4:
-        return np.zeros(len(packs), bool)
-    ranks = variant.pack.rank_of[packs[:, : variant.table_cards]]
-    return (ranks == 10).sum(axis=1) >= 3
+    out = np.zeros(len(packs), bool)
+    if _throws_in(variant) and len(packs):
+        packs = np.ascontiguousarray(packs, np.int8)
+        _throw_ins(packs, variant.pack.rank_of, variant.table_cards, out)
+    return out
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _deal_packs(
+    key, game, deal, position_keys, rank_of, table_cards, throw_in, packs, attempts, first, swap
+):  # fmt: skip
+    """Row ``r``: the pack of (``game[r]``, ``deal[r]``, attempt 0, 1, ...) until one is no
+    throw-in (when ``throw_in``), and how many were thrown in before it. ``first`` and ``swap``
+    are scratch (a hash per row, a draw per card). Compiled without numba's reference counting
+    (``_nrt=False``: it allocates nothing), which made taking a row of ``packs`` cost more than
+    checking it for kings."""
+    for r in range(len(game)):  # independent hashes first (seeding.shuffle_into says why)
+        first[r] = seeding.pack_hash(key, game[r], deal[r], 0)
+    for r in range(len(game)):
+        seeding.shuffle_into(first[r], position_keys, packs[r], swap)
+    for r in range(len(game)):  # the throw-ins (one deal in 700), in a loop of their own
+        attempt = 0
+        while throw_in and _is_throw_in(packs[r], rank_of, table_cards):
+            attempt += 1
+            h = seeding.pack_hash(key, game[r], deal[r], attempt)
+            seeding.shuffle_into(h, position_keys, packs[r], swap)
+        attempts[r] = attempt
 
 
 def deal_packs(variant: Variant, key: np.uint64, game: np.ndarray, deal: np.ndarray):
-    """The packs dealt for (game, deal), redealing throw-ins; returns (packs, throw-ins)."""
-    attempt = np.zeros(len(game), np.int64)
-    packs = seeding.packs(key, game, deal, attempt, variant.pack.n_cards)
-    redo = throw_in_rows(variant, packs)
-    while redo.any():
-        attempt[redo] += 1
-        packs[redo] = seeding.packs(
-            key, game[redo], deal[redo], attempt[redo], variant.pack.n_cards
-        )
-        redo[redo] = throw_in_rows(variant, packs[redo])
-    return packs, attempt.astype(np.int16)
+    """The packs dealt for (game, deal), redealing throw-ins; returns (packs, throw-ins).
+
+    Each pack is ``seeding.packs`` of (game, deal, attempt) for the first attempt that is not a
+    throw-in (:func:`throw_in_rows`), dealt in one compiled loop."""
+    rows, n_cards = len(game), variant.pack.n_cards
+    packs = np.empty((rows, n_cards), np.int8)
+    attempts = np.empty(rows, np.int16)
+    _deal_packs(
+        np.uint64(key), np.ascontiguousarray(game, np.int64), np.ascontiguousarray(deal, np.int64),
+        seeding.pack_position_keys(n_cards), variant.pack.rank_of, variant.table_cards,
+        _throws_in(variant), packs, attempts, np.empty(rows, np.uint64),
+        np.empty(n_cards, np.int64),
+    )  # fmt: skip
+    return packs, attempts
 
 
 def _groups(players: tuple[Player, ...]) -> list[tuple[Player, np.ndarray]]:
