@@ -20,8 +20,10 @@ to stderr). Rows come in groups, in this order (``--only GROUP[,GROUP]`` runs a 
   peak RSS (the whole process's, imports included) against the number of deals.
 - ``process``: the whole command, ``scopa-sim simulate ... --deals 1000000 --workers 1`` and
   ``--deals 2000000 --workers 2``, timed by the wall clock from start-up to exit (imports,
-  compilation cache loading, workers, Parquet writing), median of ``runs``; the 2-worker row
-  has the speed-up.
+  compilation cache loading, workers, Parquet writing), in ``runs`` rounds of the native
+  yardstick (1,000,000 deals) followed by each command: the times are medians, and the share
+  of native and the 2-worker row's speed-up are medians of each round's ratios
+  (:func:`process_rows` says why).
 - ``presets``: every preset in the registry (``scopa_sim.rules.PRESETS``), random vs random and
   greedy vs greedy: deals per second, ``ns_per_card`` (seconds / (deals x plays per deal)) and
   ``per_card_vs_classic``; a preset the engines cannot play gives a ``skipped`` row.
@@ -381,43 +383,80 @@ def timed_command(command: list[str], log: Path) -> dict:
     return result
 
 
-def process_row(deals: int, workers: int, quick: bool, runs: int) -> dict:
-    name = f"process simulate {workers} worker{'s' if workers > 1 else ''}"
+def _process_command(script: Path, deals: int, workers: int, quick: bool, out: Path) -> list[str]:
+    command = [
+        str(script), "simulate", "--variant", "classic", "--players", "random,random",
+        "--deals", str(deals), "--workers", str(workers), "--seed", str(SEED), "--out", str(out),
+    ]  # fmt: skip
+    if quick:
+        command += ["--chunk-size", str(PROCESS_QUICK_CHUNK)]
+    return command
+
+
+def process_rows(quick: bool, runs: int) -> list[dict]:
+    """The whole-command rows (``PROCESS_RUNS``: one worker, then two), measured in ``runs``
+    rounds of the native yardstick followed by each command.
+
+    Why rounds: this machine's speed drifts by a quarter within minutes, so a command timed
+    minutes away from the native figure, or from the command it is compared with, says more of
+    the drift than of the command. Each round's ratios (the command's deals per second over the
+    native program's in the same round; two workers over one) are paired, and a row gives their
+    median, beside the median times."""
+    names = [f"process simulate {w} worker{'s' if w > 1 else ''}" for _, w in PROCESS_RUNS]
     script = Path(sys.executable).parent / "scopa-sim"
     if not script.exists():
-        return _skipped(name, "process", "classic", RANDOM, f"no console script {script}")
+        return [
+            _skipped(n, "process", "classic", RANDOM, f"no console script {script}") for n in names
+        ]
+    binary = native_binary()
+    native_deals = (NATIVE_DEALS // QUICK if quick else NATIVE_DEALS) // 2
+    natives: list[float] = []
+    timed: list[list[dict]] = [[] for _ in PROCESS_RUNS]
+    written = [0] * len(PROCESS_RUNS)
     with tempfile.TemporaryDirectory(prefix="scopa-bench-") as tmp:
-        command = [
-            str(script), "simulate", "--variant", "classic", "--players", "random,random",
-            "--deals", str(deals), "--workers", str(workers), "--seed", str(SEED),
-            "--out", str(Path(tmp) / "run"),
-        ]  # fmt: skip
-        if quick:
-            command += ["--chunk-size", str(PROCESS_QUICK_CHUNK)]
-        results = []
-        for _ in range(runs):  # the median: one run of a few seconds is at the machine's mercy
-            shutil.rmtree(Path(tmp) / "run", ignore_errors=True)
-            Path(tmp, "run.manifest.json").unlink(missing_ok=True)
-            results.append(timed_command(command, Path(tmp) / "log.txt"))
-        written = sum(f.stat().st_size for f in (Path(tmp) / "run").rglob("*.parquet"))
-    seconds = statistics.median(r["seconds"] for r in results)
-    shown = [Path(command[0]).name, *command[1:-1], "<tmpdir>"]
-    return {
-        "name": name,
-        "group": "process",
-        "variant": "classic",
-        "players": list(RANDOM),
-        "deals": deals,
-        "seconds": round(seconds, 3),
-        "deals_per_second": round(deals / seconds),
-        "workers": workers,
-        "timing": (f"median of {runs}" if runs > 1 else "one run")
-        + ", wall clock from start-up to exit",
-        # the largest single process, over the runs
-        "peak_memory_mb": round(max(r["peak_kib"] for r in results) / 1024, 1),
-        "parquet_mb": round(written / 2**20, 2),
-        "command": " ".join(shown),
-    }
+        out = Path(tmp) / "run"
+        for _ in range(runs):
+            if isinstance(binary, Path):
+                natives.append(native_deals / run_native(binary, native_deals)["seconds"])
+            for k, (deals, workers) in enumerate(PROCESS_RUNS):
+                count = deals // PROCESS_QUICK if quick else deals
+                shutil.rmtree(out, ignore_errors=True)
+                Path(tmp, "run.manifest.json").unlink(missing_ok=True)
+                command = _process_command(script, count, workers, quick, out)
+                result = timed_command(command, Path(tmp) / "log.txt")
+                timed[k].append({**result, "speed": count / result["seconds"]})
+                written[k] = sum(f.stat().st_size for f in out.rglob("*.parquet"))
+    rows = []
+    for k, (deals, workers) in enumerate(PROCESS_RUNS):
+        count = deals // PROCESS_QUICK if quick else deals
+        seconds = statistics.median(r["seconds"] for r in timed[k])
+        command = _process_command(script, count, workers, quick, Path("<tmpdir>"))
+        row = {
+            "name": names[k],
+            "group": "process",
+            "variant": "classic",
+            "players": list(RANDOM),
+            "deals": count,
+            "seconds": round(seconds, 3),
+            "deals_per_second": round(count / seconds),
+            "workers": workers,
+            "timing": f"median of {runs} rounds (native, then each command), wall clock "
+            "from start-up to exit",
+            # the largest single process, over the runs
+            "peak_memory_mb": round(max(r["peak_kib"] for r in timed[k]) / 1024, 1),
+            "parquet_mb": round(written[k] / 2**20, 2),
+            "command": " ".join([Path(command[0]).name, *command[1:]]),
+        }
+        speeds = [r["speed"] for r in timed[k]]
+        if natives:
+            row["native_deals_per_second"] = round(statistics.median(natives))
+            shares = [a / b for a, b in zip(speeds, natives, strict=True)]
+            row["share_of_native"] = round(statistics.median(shares), 4)
+        if k:
+            ratios = [a / b["speed"] for a, b in zip(speeds, timed[0], strict=True)]
+            row["speedup_vs_1_worker"] = round(statistics.median(ratios), 2)
+        rows.append(row)
+    return rows
 
 
 # ---- the run ----
@@ -438,10 +477,11 @@ def jobs(groups: set[str], quick: bool, batch_size: int, runs: int) -> Iterator[
             times = runs if count <= 100_000 else 1
             yield case.name, partial(in_fresh_process, case, count, batch_size, times)
     if "process" in groups:
-        for deals, workers in PROCESS_RUNS:
-            count = deals // PROCESS_QUICK if quick else deals
-            what = f"scopa-sim simulate --deals {count:,} --workers {workers}"
-            yield what, partial(process_row, count, workers, quick, runs)
+        shown = [
+            f"--deals {d // PROCESS_QUICK if quick else d:,} --workers {w}" for d, w in PROCESS_RUNS
+        ]
+        what = f"scopa-sim simulate {' and '.join(shown)}, in rounds with the native yardstick"
+        yield what, partial(process_rows, quick, runs)
     if "presets" in groups:
         for case in preset_cases():
             if quick:
@@ -488,9 +528,9 @@ def annotate(row: dict, seen: dict[str, dict]) -> None:
     """Figures that compare a row with earlier rows of the same run."""
     native = seen.get(NATIVE_NAME, {}).get("deals_per_second")
     if native and row["name"] != NATIVE_NAME and "deals_per_second" in row:
-        row["native_deals_per_second"] = native
-        row["share_of_native"] = round(row["deals_per_second"] / native, 4)
-    if row.get("workers", 1) > 1 and "deals_per_second" in row:
+        row.setdefault("native_deals_per_second", native)  # a row may have its own, paired
+        row.setdefault("share_of_native", round(row["deals_per_second"] / native, 4))
+    if row.get("workers", 1) > 1 and "deals_per_second" in row and "speedup_vs_1_worker" not in row:
         one = seen.get(row["name"].replace(f"{row['workers']} workers", "1 worker"), {})
         if "deals_per_second" in one:
             row["speedup_vs_1_worker"] = round(row["deals_per_second"] / one["deals_per_second"], 2)
@@ -545,13 +585,14 @@ def main(argv: list[str] | None = None) -> list[dict]:
         warm_compile_cache()
     for what, make in jobs(groups, args.quick, args.batch_size, args.runs):
         print(f"bench: {what}...", file=sys.stderr, flush=True)
-        row = make()
-        annotate(row, seen)
-        seen[row["name"]] = row
-        rows.append(row)
-        what = row.get("skipped") or f"{row['deals_per_second']:,} deals/s"
-        print(f"bench:   {what}", file=sys.stderr, flush=True)
-        print(json.dumps(row), flush=True)
+        made = make()
+        for row in made if isinstance(made, list) else [made]:  # a job may give several rows
+            annotate(row, seen)
+            seen[row["name"]] = row
+            rows.append(row)
+            what = row.get("skipped") or f"{row['deals_per_second']:,} deals/s"
+            print(f"bench:   {what}", file=sys.stderr, flush=True)
+            print(json.dumps(row), flush=True)
     print(f"bench: {len(rows)} rows in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     return rows
 
