@@ -131,22 +131,22 @@ def test_packs_follow_the_documented_stream(n_cards):
 @pytest.mark.parametrize("name", ["classic", "scopone", "escoba", "scopa-52"])
 def test_dealt_packs_are_the_first_pack_that_is_no_throw_in(name):
     """``batch.deal_packs`` (one compiled loop) deals, for each (game, deal), the pack of the
-    first attempt whose table is not a throw-in, as the stream states it, and counts the
-    attempts thrown in; rows that redeal twice are among them."""
+    first attempt whose table is not a throw-in, ``seeding.packs`` of that attempt (which is
+    the stream as stated: the test above), and counts the attempts thrown in."""
     rules = variant(name)
     key = seeding.stream_key(77, seeding.PACKS)
     game = np.arange(6_000, dtype=np.int64)
     deal = game % 5
     packs, thrown = engine.deal_packs(rules, key, game, deal)
     assert packs.dtype == np.int8 and thrown.dtype == np.int16
-    want = reference_packs(key, game, deal, thrown, rules.pack.n_cards)
+    want = seeding.packs(key, game, deal, thrown, rules.pack.n_cards)
     np.testing.assert_array_equal(packs, want)
     assert not engine.throw_in_rows(rules, packs).any()
     redealt = np.flatnonzero(thrown)
     if rules.throw_in and rules.table_cards >= 4:
         assert len(redealt) > 0
         n_cards = rules.pack.n_cards
-        earlier = reference_packs(key, game[redealt], deal[redealt], thrown[redealt] - 1, n_cards)
+        earlier = seeding.packs(key, game[redealt], deal[redealt], thrown[redealt] - 1, n_cards)
         assert engine.throw_in_rows(rules, earlier).all()
     else:
         assert len(redealt) == 0
@@ -154,8 +154,8 @@ def test_dealt_packs_are_the_first_pack_that_is_no_throw_in(name):
 
 def test_the_dealing_loop_redeals_until_a_table_is_no_throw_in():
     """The compiled loop behind ``deal_packs``, with half the cards counted as kings so that
-    tables are thrown in one time in three: rows redealt up to five times get the pack of their
-    last attempt, and every attempt before it was a throw-in."""
+    tables are thrown in one time in three: rows redealt five times and more get the pack of
+    their last attempt, and every attempt before it was a throw-in."""
     key, n = seeding.stream_key(78, seeding.PACKS), 3_000
     game, deal = np.arange(n, dtype=np.int64), np.zeros(n, np.int64)
     kings = np.where(np.arange(40) < 20, 10, 1).astype(np.int8)  # cards 0-19 "kings"
@@ -165,11 +165,11 @@ def test_the_dealing_loop_redeals_until_a_table_is_no_throw_in():
         np.empty(n, np.uint64), np.empty(40, np.int64),
     )  # fmt: skip
     assert thrown.max() >= 5 and (thrown == 0).mean() > 0.5
-    np.testing.assert_array_equal(packs, reference_packs(key, game, deal, thrown, 40))
+    np.testing.assert_array_equal(packs, seeding.packs(key, game, deal, thrown, 40))
     assert ((packs[:, :4] < 20).sum(axis=1) < 3).all()
     for attempt in range(int(thrown.max())):
         rows = np.flatnonzero(thrown > attempt)
-        tried = reference_packs(key, game[rows], deal[rows], np.full(len(rows), attempt), 40)
+        tried = seeding.packs(key, game[rows], deal[rows], np.full(len(rows), attempt), 40)
         assert ((tried[:, :4] < 20).sum(axis=1) >= 3).all()
 
 

@@ -242,6 +242,7 @@ def _decide(
 #: Which policies a compiled kernel serves (:func:`_kernel`): any, or every side the random
 #: player without forced capture, or every side the greedy player.
 GENERAL, RANDOM_ONLY, GREEDY_ONLY = 0, 1, 2
+_KERNEL_NAMES = {GENERAL: "general", RANDOM_ONLY: "random", GREEDY_ONLY: "greedy"}
 
 
 def _kernel(only: int):
@@ -249,9 +250,14 @@ def _kernel(only: int):
     one source, compiled once per value. numba prunes the branches on ``only`` before it inlines
     the callees, so a kernel for one policy carries neither the others' code nor their registers:
     measured 7 to 10 % faster per deal than the general kernel on those lineups, for a few
-    seconds of compiling each (cached like any kernel)."""
+    seconds of compiling each (cached like any kernel).
 
-    @njit(cache=True, nogil=True, _nrt=False)
+    Each kernel gets a name of its own (``_kernel.<locals>.play_random``, ...), so that numba
+    caches it in an index file of its own: numba updates an index by reading and rewriting it
+    whole, so two processes compiling two kernels of one index at once (the test suite's
+    warm-up does) could each drop the other's entry, and every later process compiled that
+    kernel again."""
+
     def play(
         from_pack, rows, packs, opening, start_play, hands, table, captured, scope, played, last,
         stopped_by, leftovers, need, seat_side, scores, deal_keys, codes, params, values, play_keys,
@@ -406,7 +412,8 @@ def _kernel(only: int):
             else:
                 leftovers[b] = tbl
 
-    return play
+    play.__qualname__ += "_" + _KERNEL_NAMES[only]  # numba's cache file name (docstring)
+    return njit(cache=True, nogil=True, _nrt=False)(play)
 
 
 _KERNELS = {only: _kernel(only) for only in (GENERAL, RANDOM_ONLY, GREEDY_ONLY)}
