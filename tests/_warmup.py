@@ -31,12 +31,13 @@ def lockstep() -> None:
     """The lockstep engine with every compiled player's batch kernel, and the example players."""
     from scopa_sim import api
 
+    # First the fused kernels compiled for one policy alone (fused.kernel_for; the other part
+    # compiles the general one): the search part, started when that part ends, rolls out on
+    # the greedy one.
+    for name in ("greedy", "random"):
+        api.play_deals("classic", [name, name], deals=16, seed=0, path="fused")
     for name in COMPILED:
         api.play_deals("classic", [name, "random"], deals=16, seed=0, path="lockstep")
-    # The fused kernels compiled for one policy alone (fused.kernel_for), apart from the general
-    # one that the other part compiles.
-    for name in ("random", "greedy"):
-        api.play_deals("classic", [name, name], deals=16, seed=0, path="fused")
     api.play_deals(
         "classic", ["examples.compiled_cautious:CompiledCautiousPlayer", "greedy"], deals=8, seed=0
     )
