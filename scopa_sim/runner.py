@@ -197,12 +197,11 @@ def _chunks_in_turn(config: RunConfig, todo: list[int], batch_size: int) -> Iter
     thread while the next chunk plays; results in chunk order.
 
     Why: the compiled kernel and polars' writer both release the GIL, so with a core to spare
-    the writing (building the frame and the Parquet file: about 0.4 s of CPU a million deals,
+    the writing (building the frame and the Parquet file: about 0.5 s of CPU a million deals,
     measured) takes no time of its own: a one-worker run of a million random deals ran 0.3 s
-    (10 %) faster. A chunk
-    counts as done only when its file is in place, as with any worker: an interrupted run
-    replays the chunk whose file was not written, and the write in hand is finished (or its
-    temporary file left behind) before this returns.
+    (10 %) faster. A chunk counts as done only when its file is in place, as with any worker:
+    an interrupted run replays the chunk whose file was not written, and the write in hand is
+    finished (or its temporary file left behind) before this returns.
     """
     with ThreadPoolExecutor(1, thread_name_prefix="scopa-sim-writer") as writer:
         pending = None
