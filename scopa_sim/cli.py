@@ -184,7 +184,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=positive_int,
         default=None,
         metavar="W",
-        help="parallel workers (default 1)",
+        help="parallel workers (default 1; one worker writes each chunk's file on a second "
+        "thread while it plays the next)",
     )
     sim.add_argument("--out", type=Path, metavar="DIR", help="run folder for the Parquet files")
     sim.add_argument("--name", help="the run's name in the data (default: the --out folder's name)")
