@@ -121,3 +121,12 @@ def test_nested_inlined_functions_compute_what_python_does():
     xs = np.arange(-40, 300, 7, dtype=np.int64)
     expected = [(_branchy(x, 9) * 2 + _branchy(x ^ 5, 9)) - _branchy(x, 10) for x in xs.tolist()]
     assert outer(xs, 9).tolist() == expected
+
+
+def test_each_fused_kernel_has_a_cache_index_of_its_own():
+    """The fused kernels, closures of one function, are cached under names of their own
+    (``fused._kernel``): processes compiling two of them at once cannot drop each other's
+    entry from a shared index."""
+    indexes = {k._cache._cache_file._index_path for k in fused._KERNELS.values()}
+    assert len(indexes) == len(fused._KERNELS) == 3
+    assert all(Path(p).parent.name == "__pycache__" for p in indexes)
