@@ -33,6 +33,13 @@ whole variable scope with it: blocks times variables, nested at each level of in
 issues 8989 and 9204). That was a third of a cold compile of the fused kernel, about 13 s of
 40. Here the blocks of one copy share one memo, which is what one ``deepcopy`` of all the blocks
 would do; the inlined code is the same.
+
+*A kernel can index without wrapping negative indices.* numba indexes arrays as Python does:
+before each access by a signed integer it adds the axis length to a negative index, which costs
+instructions, and registers for every array's shape, on every access. :func:`no_wraparound`
+marks a kernel whose indices are never negative (Cython's ``wraparound=False``): its own code,
+and the callees inlined into it, index directly. Only code lowered into the marked kernel's
+function is affected; whatever numba compiles meanwhile indexes as usual.
 """
 
 from __future__ import annotations
@@ -44,9 +51,10 @@ import sys
 
 from llvmlite import ir
 from numba import njit, types
+from numba.core import funcdesc, itanium_mangler
 from numba.extending import intrinsic
 
-__all__ = ["ctlz", "ctpop", "cttz", "njit"]
+__all__ = ["ctlz", "ctpop", "cttz", "njit", "no_wraparound"]
 
 
 def _load_array_math_without_scipy() -> None:
@@ -112,6 +120,46 @@ def _copy_inlined_callees_once() -> None:
 
 
 _copy_inlined_callees_once()
+
+#: Mangled-name prefixes of the kernels marked by :func:`no_wraparound`.
+_NO_WRAPAROUND: tuple[str, ...] = ()
+
+
+def no_wraparound(dispatcher):
+    """Mark the njit function ``dispatcher`` (returned) to index its arrays without wrapping
+    negative indices, like Cython's ``wraparound=False``; an index below zero then reaches
+    outside the array. The mark is by qualified name: it holds for every compilation of that
+    Python function. For kernels whose every index is non-negative by construction: the fused
+    engine's, for 10 % less time per deal (docs/design.md, "Sixth pass"). Compile it with
+    ``boundscheck=True`` to check that no index is negative (tests/test_fused.py does)."""
+    global _NO_WRAPAROUND
+    py_func = dispatcher.py_func
+    name = funcdesc.qualifying_prefix(py_func.__module__, py_func.__qualname__)
+    # numba names the function _Z N <length-prefixed parts> B<abi tags> E <argument types>.
+    mangled = itanium_mangler.mangle_identifier(name)
+    prefix = "_Z" + (mangled[:-1] if mangled.startswith("N") else mangled)
+    if prefix not in _NO_WRAPAROUND:
+        _NO_WRAPAROUND = (*_NO_WRAPAROUND, prefix)
+    return dispatcher
+
+
+def _index_without_wraparound_where_marked() -> None:
+    from numba.np import arrayobj
+
+    fix = arrayobj.fix_integer_index
+    if getattr(fix, "__wrapped__", None) is not None:
+        return  # patched already
+
+    @functools.wraps(fix)
+    def fix_integer_index(context, builder, idxty, idx, size):
+        if idxty.signed and builder.function.name.startswith(_NO_WRAPAROUND):
+            return context.cast(builder, idx, idxty, types.intp)
+        return fix(context, builder, idxty, idx, size)
+
+    arrayobj.fix_integer_index = fix_integer_index
+
+
+_index_without_wraparound_where_marked()
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 

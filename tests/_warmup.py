@@ -5,9 +5,10 @@ workers starting on a cold cache (a fresh clone, as on CI) each compile every ke
 the same few minutes of CPU twice. Here two processes split the work instead, one compiling the
 fused engine's general kernel (the largest), the other the lockstep kernels, the compiled
 players' batch kernels and the fused kernels for one policy alone; then one more process
-compiles the search players' kernels, which roll out on the fused engine. The workers then load
-the kernels from the cache. A kernel this misses is compiled by the worker that needs it, as
-before: the warm-up changes how long the suite takes, never what it tests.
+compiles the search players' kernels, which roll out on the fused engine, and another the
+bounds-checked general kernel. The workers then load the kernels from the cache. A kernel this
+misses is compiled by the worker that needs it, as before: the warm-up changes how long the
+suite takes, never what it tests.
 
 ``python tests/_warmup.py PART`` runs one part; ``conftest.py`` runs them all.
 """
@@ -50,7 +51,19 @@ def search() -> None:
     api.play_deals("classic", ["pimc:samples=2:endgame=4", "cheater"], deals=4, seed=0)
 
 
-PARTS = {"fused": fused, "lockstep": lockstep, "search": search}
+def checked() -> None:
+    """The fused engine's general kernel compiled with bounds checking (tests/test_fused.py)."""
+    from unittest import mock
+
+    from scopa_sim import api
+    from scopa_sim.engine import fused as engine
+
+    kernel = engine._kernel(engine.GENERAL, checked=True)
+    with mock.patch.object(engine, "kernel_for", lambda codes, forced: kernel):
+        api.play_deals("classic", ["random", "greedy"], deals=16, seed=0)
+
+
+PARTS = {"fused": fused, "lockstep": lockstep, "search": search, "checked": checked}
 
 if __name__ == "__main__":
     PARTS[sys.argv[1]]()

@@ -44,5 +44,7 @@ def pytest_configure(config):
     _finish(fused, "fused")
     search = _start("search")  # rolls out on the fused kernel, now in the cache
     _finish(lockstep, "lockstep")
+    checked = _start("checked")  # beside search, on the core the lockstep part had
     _finish(search, "search")
+    _finish(checked, "checked")
     print(f"numba kernels warmed in {time.perf_counter() - started:.0f} s")

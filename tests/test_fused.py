@@ -199,6 +199,42 @@ def test_rows_wider_than_the_scratch_are_replayed(monkeypatch):
         monkeypatch.undo()
 
 
+def test_every_index_of_the_fused_kernel_is_in_bounds(monkeypatch):
+    """The kernels index without wrapping negative indices (``jit.no_wraparound``), so an index
+    out of bounds would read or write outside an array without a word. The general kernel,
+    compiled with bounds checking, plays every configuration above (every policy; deals and
+    games; from packs, from mid-deal states, and rows replayed with a larger scratch) without
+    an IndexError and to the same outcomes."""
+    checked = fused._kernel(fused.GENERAL, checked=True)
+    unchecked = fused.kernel_for
+    for config in CONFIGS:
+        rules = variant(config[0], **config[1])
+        for names in (("random",), ("greedy", "random"), LINEUPS["mixed"]):
+            players = lineup(rules, names)
+            monkeypatch.setattr(fused, "kernel_for", unchecked)
+            want = engine.play_deals(rules, players, 5, range(120), 60, path="fused")
+            games = engine.play_games(rules, players, 5, range(12), 12, path="fused")
+            monkeypatch.setattr(fused, "kernel_for", lambda codes, forced: checked)
+            assert_same(engine.play_deals(rules, players, 5, range(120), 60, path="fused"), want)
+            assert_same(engine.play_games(rules, players, 5, range(12), 12, path="fused"), games)
+    for case in STATE_CASES:
+        name, options, names = case
+        rules = variant(name, **options)
+        players = lineup(rules, names)
+        record = _lockstep_record(rules, players, 60, 5, np.zeros((60, rules.n_sides), np.int16))
+        live = np.flatnonzero(record.steps[5].choice >= 0)  # not stopped before play 5
+        end = fused.play_from_states(rules, players, record.snapshot.take(live))
+        np.testing.assert_array_equal(end.captured, record.captured[live])
+        np.testing.assert_array_equal(end.stopped_by, record.stopped_by[live])
+    rules = variant("scopone", forced_capture=False)
+    players = lineup(rules, ("chitarrella", "greedy"))
+    monkeypatch.setattr(fused, "kernel_for", unchecked)
+    want = engine.play_deals(rules, players, 3, range(100), 100, path="fused")
+    monkeypatch.setattr(fused, "kernel_for", lambda codes, forced: checked)
+    monkeypatch.setattr(fused, "_SCRATCH", 2)
+    assert_same(engine.play_deals(rules, players, 3, range(100), 100, path="fused"), want)
+
+
 @dataclasses.dataclass(frozen=True)
 class _PythonOnly(Player):
     name = "python-only"

@@ -1,5 +1,7 @@
-"""numba's cache is stamped with the whole package (scopa_sim/jit.py): a kernel that inlines a
-function of another module must not load stale machine code after that module changes."""
+"""numba as scopa_sim/jit.py sets it up: the cache is stamped with the whole package (a kernel
+that inlines a function of another module must not load stale machine code after that module
+changes), inlining copies each callee once, and a kernel marked ``no_wraparound`` indexes
+without wrapping negative indices while every other function keeps Python's indexing."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import pickle
 from pathlib import Path
 
 import numpy as np
+import pytest
 from numba.core import caching
 
 from scopa_sim import jit, seeding
@@ -130,3 +133,37 @@ def test_each_fused_kernel_has_a_cache_index_of_its_own():
     indexes = {k._cache._cache_file._index_path for k in fused._KERNELS.values()}
     assert len(indexes) == len(fused._KERNELS) == 3
     assert all(Path(p).parent.name == "__pycache__" for p in indexes)
+
+
+def _at(a, i):
+    return a[i]
+
+
+_at_wrapping = jit.njit(_at)  # compiled apart: keeps Python's indexing
+_at_inlined = jit.njit(inline="always")(_at)  # becomes part of its caller
+
+
+def _both(a, i):
+    return _at_inlined(a, i), _at_wrapping(a, i)
+
+
+def _both_unmarked(a, i):
+    return _at_inlined(a, i), _at_wrapping(a, i)
+
+
+def test_a_no_wraparound_kernel_indexes_negative_indices_unwrapped_and_nothing_else_does():
+    """Index -1 of a view into a larger array: a marked kernel (and a callee inlined into it)
+    reads the element before the view, as C would; a callee compiled apart and an unmarked
+    kernel of the same source read the view's last element, as Python does; compiled with
+    bounds checking, the marked kernel raises IndexError instead."""
+    whole = np.arange(10, dtype=np.int64)
+    view = whole[5:]
+    marked = jit.no_wraparound(jit.njit(_both))
+    assert marked(view, -1) == (4, 9)
+    assert marked(view, 2) == (7, 7)
+    assert jit.njit(_both_unmarked)(view, -1) == (9, 9)
+    checked = jit.no_wraparound(jit.njit(boundscheck=True)(_both))
+    with pytest.raises(IndexError):
+        checked(view, -1)
+    assert checked(view, 4) == (9, 9)
+    assert all(p.startswith("_ZN") for p in jit._NO_WRAPAROUND)

@@ -58,7 +58,7 @@ from scopa_sim.engine.kernels import (
     lowest_card,
     rank_major_bit,
 )
-from scopa_sim.jit import njit
+from scopa_sim.jit import njit, no_wraparound
 from scopa_sim.players import tactics
 from scopa_sim.players.base import (
     FUSED_CHITARRELLA,
@@ -245,7 +245,7 @@ GENERAL, RANDOM_ONLY, GREEDY_ONLY = 0, 1, 2
 _KERNEL_NAMES = {GENERAL: "general", RANDOM_ONLY: "random", GREEDY_ONLY: "greedy"}
 
 
-def _kernel(only: int):
+def _kernel(only: int, checked: bool = False):
     """The kernel serving ``only`` (:data:`GENERAL`, :data:`RANDOM_ONLY` or :data:`GREEDY_ONLY`):
     one source, compiled once per value. numba prunes the branches on ``only`` before it inlines
     the callees, so a kernel for one policy carries neither the others' code nor their registers:
@@ -257,7 +257,13 @@ def _kernel(only: int):
     caches it in an index file of its own: numba updates an index by reading and rewriting it
     whole, so two processes compiling two kernels of one index at once (the test suite's
     warm-up does) could each drop the other's entry, and every later process compiled that
-    kernel again."""
+    kernel again.
+
+    Every index the kernel takes is non-negative (rows, plays, seats, sides, cards, ranks,
+    counts), so it indexes without wrapping negative indices (``jit.no_wraparound``): 10 % less
+    time per deal, random or greedy. ``checked`` compiles it with bounds checking instead, under
+    a name of its own, for the test that every index stays in bounds (an out-of-bounds index
+    raises IndexError there rather than reading outside an array)."""
 
     def play(
         from_pack, rows, packs, opening, start_play, hands, table, captured, scope, played, last,
@@ -414,7 +420,10 @@ def _kernel(only: int):
                 leftovers[b] = tbl
 
     play.__qualname__ += "_" + _KERNEL_NAMES[only]  # numba's cache file name (docstring)
-    return njit(cache=True, nogil=True, _nrt=False)(play)
+    if checked:
+        play.__qualname__ += "_checked"
+    kernel = njit(cache=True, nogil=True, _nrt=False, boundscheck=checked)(play)
+    return no_wraparound(kernel)
 
 
 _KERNELS = {only: _kernel(only) for only in (GENERAL, RANDOM_ONLY, GREEDY_ONLY)}
