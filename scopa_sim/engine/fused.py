@@ -391,7 +391,7 @@ def _kernel(only: int, checked: bool = False):
                     lst = side
                     tbl_rm = _rank_major(tbl, ranks, spread)
                     if track_total:
-                        tbl_total = rank_sum(tbl, ranks)
+                        tbl_total -= rank_sum(taken, ranks)  # what left the table
                     if scopa:
                         scope[side, b] += 1
                         if stop_rule and scores[b, side] + scope[side, b] >= target:

@@ -72,6 +72,9 @@ def action_key(
     (lower is better). ``table_total`` is the table's rank sum (``tactics.rank_sum``), the same
     for every action of a decision point."""
     one = np.uint64(1)
+    # A card id, unsigned: the compiler then knows it is not negative, which spares the sign
+    # fix-ups of Python's modulo and indexing (``played`` comes from an int8 array).
+    played = np.uint8(played)
     if taken:
         key = capture_weight[played]
         rest = taken
@@ -96,20 +99,29 @@ def greedy_row(
     """Row ``b``'s greedy choice among its ``count`` legal actions (slots of ``card``/``capture``
     row ``b``): the capture of highest key, else the lay of lowest key; ties to the lowest slot.
     ``table_total`` is the table's rank sum (``tactics.rank_sum``), which the fused engine keeps
-    up to date card by card rather than summing it at each decision."""
+    up to date card by card rather than summing it at each decision. The lays are weighed only
+    when there is no capture to take."""
     best_capture, best_capture_key = -1, -1
-    best_lay, best_lay_key = -1, 1 << 62
     for k in range(count):
-        key = action_key(
-            card[b, k], capture[b, k], table, table_total, ranks, rule, ace_mask, ace_no_scopa,
-            scopa_counts, capture_weight, lay_worth,
-        )  # fmt: skip
         if capture[b, k]:
+            key = action_key(
+                card[b, k], capture[b, k], table, table_total, ranks, rule, ace_mask,
+                ace_no_scopa, scopa_counts, capture_weight, lay_worth,
+            )  # fmt: skip
             if key > best_capture_key:
                 best_capture, best_capture_key = k, key
-        elif key < best_lay_key:
-            best_lay, best_lay_key = k, key
-    return best_capture if best_capture >= 0 else best_lay
+    if best_capture >= 0:
+        return best_capture
+    best_lay, best_lay_key = -1, 1 << 62
+    for k in range(count):
+        if not capture[b, k]:
+            key = action_key(
+                card[b, k], capture[b, k], table, table_total, ranks, rule, ace_mask,
+                ace_no_scopa, scopa_counts, capture_weight, lay_worth,
+            )  # fmt: skip
+            if key < best_lay_key:
+                best_lay, best_lay_key = k, key
+    return best_lay
 
 
 @njit(cache=True, nogil=True)
