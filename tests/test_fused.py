@@ -7,8 +7,9 @@ greedy, each of defensive, memory and chitarrella against itself, and the three 
 other (with greedy where there are four sides), in deals mode and in games mode, and the fused
 path the same for two batch sizes.
 ``play_from_states`` continues a lockstep deal from its state at play k to the same end; rows
-too wide for the kernel's scratch are replayed to the same result; the path argument dispatches
-and refuses what it cannot do.
+too wide for the kernel's scratch are replayed to the same result; the general kernel compiled
+with bounds checking plays all of that to the same outcomes (the kernels index without
+wraparound); the path argument dispatches and refuses what it cannot do.
 """
 
 from __future__ import annotations
@@ -311,6 +312,20 @@ def test_fused_codes_are_distinct():
         np.testing.assert_array_equal(
             kernels.row_tables(rules.pack.ranks)[0], tactics.rank_masks(rules)
         )
+
+
+def test_seat_sides_follow_the_seats_round_the_table_from_any_offset():
+    """``seat_sides`` (a table lookup) gives seat ``s`` the side ``(offset + s) % n % sides``
+    for any integer offset, and with offset 0 the variant's own seating."""
+    offsets = np.arange(-13, 17)
+    for name in PRESETS:
+        rules = variant(name)
+        n, sides = rules.n_players, rules.n_sides
+        got = engine.seat_sides(rules, offsets)
+        assert got.dtype == np.int8 and got.shape == (len(offsets), n)
+        want = (offsets[:, None] + np.arange(n)[None, :]) % n % sides
+        np.testing.assert_array_equal(got, want)
+        assert got[offsets == 0][0].tolist() == [rules.side_of_seat(s) for s in range(n)]
 
 
 def test_strict_winner_matches_its_definition():
