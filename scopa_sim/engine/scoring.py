@@ -34,8 +34,13 @@ class DealScores:
 
     @property
     def totals(self) -> np.ndarray:
-        # As .sum(axis=2, dtype=np.int16), in a third of the time.
-        return np.einsum("dsc->ds", self.points, dtype=np.int16, casting="unsafe")
+        return point_totals(self.points)
+
+
+def point_totals(points: np.ndarray) -> np.ndarray:
+    """Points per deal and side over the categories, ``int16[D, S]``, from ``points[D, S, C]``:
+    ``.sum(axis=2, dtype=np.int16)`` in a third of its time."""
+    return np.einsum("dsc->ds", points, dtype=np.int16, casting="unsafe")
 
 
 @cache
