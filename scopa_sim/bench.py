@@ -9,7 +9,10 @@ to stderr). Rows come in groups, in this order (``--only GROUP[,GROUP]`` runs a 
   over the native figure of the same run. Only classic random-vs-random rows play what the C
   program plays; the rest use it as a fixed yardstick. It is always measured (a few seconds),
   whatever ``--only`` says, and gives a ``skipped`` row when there is no C compiler.
-- ``engine``: ``play_deals`` and ``play_games`` in this process.
+- ``engine``: ``play_deals`` and ``play_games`` in this process. The classic random and greedy
+  ``play_deals`` rows, which the speed targets compare with native speed, are timed in rounds
+  with the native program (native, then the row; ``paired`` in :class:`Case`), and their
+  ``share_of_native`` is the median of each round's share.
 - ``memory``: the same deals at two sizes, each in a fresh process (``rss_growth_mb``: peak
   RSS during the run minus RSS after the warm-up). Consumed in slices (each slice's outcomes
   dropped), the growth should not depend on the number of deals, only on the batch size;
@@ -81,6 +84,9 @@ class Case:
     #: Also measured by ``--quick``, the smoke test (which needs one row of each kind, not both
     #: sizes of a comparison).
     quick: bool = True
+    #: Timed in rounds with the native yardstick (:func:`measure`): for the rows that a target
+    #: compares with native speed.
+    paired: bool = False
 
 
 def _deals(case: Case, count: int | range, batch_size: int) -> dict:
@@ -140,8 +146,8 @@ RUNNERS: dict[str, Callable[[Case, int, int], int | dict]] = {
 }
 
 CASES = [
-    Case("deals random vs random", "deals", RANDOM, 300_000),
-    Case("deals greedy vs greedy", "deals", GREEDY, 300_000),
+    Case("deals random vs random", "deals", RANDOM, 300_000, paired=True),
+    Case("deals greedy vs greedy", "deals", GREEDY, 300_000, paired=True),
     Case("games greedy vs greedy", "games", GREEDY, 75_000),  # about 300,000 deals
     Case("memory sliced 100k", "sliced", GREEDY, 100_000, fresh=True, group="memory"),
     Case("memory sliced 400k", "sliced", GREEDY, 400_000, fresh=True, group="memory", quick=False),
@@ -228,8 +234,13 @@ def reset_peak() -> None:
 
 
 def measure(case: Case, count: int, batch_size: int, runs: int) -> dict:
-    """Warm up, then time ``runs`` runs of ``count``; the row for ``case``."""
+    """Warm up, then time ``runs`` runs of ``count``; the row for ``case``.
+
+    A ``paired`` case is timed in rounds, the native program playing ``count`` deals just
+    before each run, and its row gives the median of each round's share of native
+    (:func:`process_rows` says why: the machine's speed drifts within minutes)."""
     run = RUNNERS[case.kind]
+    binary = native_binary() if case.paired else None
     # Games are ~4 deals; the runner's warm-up spans several chunks so every worker is started.
     warm_up = {"games": WARM_UP // 4, "runner": 4 * case.chunk}.get(case.kind, WARM_UP)
     run(case, warm_up, batch_size)
@@ -237,14 +248,17 @@ def measure(case: Case, count: int, batch_size: int, runs: int) -> dict:
     if case.fresh:
         reset_peak()
     base = peak_mb()
-    times, deals, extra = [], 0, {}
+    times, natives, deals, extra = [], [], 0, {}
     for _ in range(runs):
+        if isinstance(binary, Path):
+            natives.append(count / run_native(binary, count)["seconds"])
         start = time.perf_counter()
         deals = run(case, count, batch_size)
         times.append(time.perf_counter() - start)
         if isinstance(deals, dict):
             extra, deals = deals, deals["deals"]
     seconds = statistics.median(times)
+    timing = f"median of {runs}" if runs > 1 else "one run"
     row = {
         "name": case.name,
         "group": case.group,
@@ -255,9 +269,13 @@ def measure(case: Case, count: int, batch_size: int, runs: int) -> dict:
         "deals_per_second": round(deals / seconds),
         "workers": case.workers,
         "batch_size": batch_size,
-        "timing": f"median of {runs}" if runs > 1 else "one run",
+        "timing": f"{timing} (rounds: native, then this case)" if natives else timing,
         "peak_memory_mb": round(max(peak, peak_mb()), 1),
     }
+    if natives:
+        row["native_deals_per_second"] = round(statistics.median(natives))
+        shares = [deals / t / n for t, n in zip(times, natives, strict=True)]
+        row["share_of_native"] = round(statistics.median(shares), 4)
     if case.kind == "games":
         row["games"] = count
         row["games_per_second"] = round(count / seconds, 1)

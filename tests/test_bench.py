@@ -41,6 +41,8 @@ def test_quick_bench_prints_one_json_row_per_case():
     else:
         assert shutil.which("cc") is None
 
+    paired = {case.name for case in bench.CASES if case.paired}
+    assert {"deals random vs random", "deals greedy vs greedy"} <= paired
     for row in rows:
         if "skipped" in row:
             assert row["group"] in ("native", "presets") and row["skipped"]
@@ -50,7 +52,10 @@ def test_quick_bench_prints_one_json_row_per_case():
         assert row["peak_memory_mb"] > 0
         if has_cc and row is not native:
             assert row["share_of_native"] > 0
-            if row["group"] != "process":  # those have the native figure of their own rounds
+            # Rows timed in rounds have the native figure of their own rounds.
+            if row["group"] == "process" or row["name"] in paired:
+                assert "rounds" in row["timing"] and row["native_deals_per_second"] > 0
+            else:
                 assert row["native_deals_per_second"] == native["deals_per_second"]
 
     cases = [c for c in bench.CASES if c.group in by_group and c.quick]
