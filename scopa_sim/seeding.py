@@ -200,13 +200,36 @@ def first_dealers(key: np.uint64, game: np.ndarray, n_players: int) -> np.ndarra
     Drawn from the pack stream keyed by the game alone (docs/rules.md §2), so runs that differ in
     players or rules (but not in the number of players) see the same first dealers.
     """
-    u = to_uniform(hash_counters(key, game, _FIRST_DEALER))
+    game = np.asarray(game)
+    u = to_uniform(hash_pairs(key, game, np.full(game.shape, _FIRST_DEALER)))
     return np.minimum((u * n_players).astype(np.int64), n_players - 1)
 
 
 def deal_keys(key: np.uint64, game: np.ndarray, deal: np.ndarray) -> np.ndarray:
     """Per-deal keys of a stream, from which each play's :class:`DecisionRandom` derives."""
-    return hash_counters(key, game, deal)
+    return hash_pairs(key, game, deal)
+
+
+def hash_pairs(key: np.uint64, first, second) -> np.ndarray:
+    """``hash_counters(key, first, second)``; compiled when the counters are two integer
+    vectors of one length, as a batch's are: a fifth of the time of the numpy form, which makes
+    a temporary array of each of its steps."""
+    first, second = np.asarray(first), np.asarray(second)
+    vectors = first.ndim == second.ndim == 1 and len(first) == len(second) and np.ndim(key) == 0
+    if not (vectors and first.dtype.kind in "iu" and second.dtype.kind in "iu"):
+        return hash_counters(key, first, second)
+    out = np.empty(len(first), np.uint64)
+    _hash_pairs(
+        np.uint64(key), first.astype(np.uint64, copy=False), second.astype(np.uint64, copy=False),
+        out,
+    )  # fmt: skip
+    return out
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _hash_pairs(key, first, second, out):
+    for r in range(len(out)):
+        out[r] = mix64_scalar(mix64_scalar(key ^ _counter_key(first[r])) ^ _counter_key(second[r]))
 
 
 class DecisionRandom:

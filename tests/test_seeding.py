@@ -65,6 +65,22 @@ def test_mix64_scalar_agrees_with_numpy_bit_for_bit():
         assert got == want, f"mix64({x:#x}): compiled {int(got):#x}, numpy {int(want):#x}"
 
 
+def test_hash_pairs_is_hash_counters_of_two_counters():
+    """The compiled form (two integer vectors of one length) and the numpy form it stands for
+    give the same bits, for any counters, negative ones included (both take them modulo 2**64);
+    other shapes go to the numpy form."""
+    rng = np.random.default_rng(6)
+    key = seeding.stream_key(11, seeding.PLAYERS)
+    first = np.concatenate([rng.integers(-(2**62), 2**62, 5_000), [0, -1, 2**63 - 1, -(2**63)]])
+    second = rng.permutation(first)
+    for a, b in [(first, second), (first.astype(np.uint64), second), (first[:3], second[:3])]:
+        assert np.array_equal(seeding.hash_pairs(key, a, b), seeding.hash_counters(key, a, b))
+    game = np.arange(10)
+    for b in [np.uint64(1 << 40), 3, np.arange(10).reshape(1, 10)]:  # broadcast: numpy form
+        assert np.array_equal(seeding.hash_pairs(key, game, b), seeding.hash_counters(key, game, b))
+    assert len(seeding.hash_pairs(key, game[:0], game[:0])) == 0
+
+
 @njit
 def _uniform_indices(bits, n, out):
     for i in range(len(bits)):
