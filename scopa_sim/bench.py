@@ -180,6 +180,11 @@ PROCESS_QUICK_CHUNK = 10_000  # ... and cuts the chunks, so that two workers bot
 PRESET_DEALS = 50_000
 NATIVE_DEALS = 2_000_000
 WARM_UP = 2_000  # deals (a quarter of that in games)
+#: Fewest rounds of a ``paired`` case: one run's speed moves by a tenth or more from one
+#: minute to the next here (the same 300,000 random deals played at 736,000 and 873,000
+#: deals/s in one bench two minutes apart), so a median of 3 is not steady; 7 rounds cost a
+#: few seconds.
+PAIRED_RUNS = 7
 
 
 def path_cases(*paths: str, deals: int = 300_000) -> list[Case]:
@@ -236,11 +241,14 @@ def reset_peak() -> None:
 def measure(case: Case, count: int, batch_size: int, runs: int) -> dict:
     """Warm up, then time ``runs`` runs of ``count``; the row for ``case``.
 
-    A ``paired`` case is timed in rounds, the native program playing ``count`` deals just
-    before each run, and its row gives the median of each round's share of native
-    (:func:`process_rows` says why: the machine's speed drifts within minutes)."""
+    A ``paired`` case is timed in at least :data:`PAIRED_RUNS` rounds, the native program
+    playing ``count`` deals just before each run, and its row gives the median of each round's
+    share of native (:func:`process_rows` says why: the machine's speed drifts within minutes).
+    """
     run = RUNNERS[case.kind]
     binary = native_binary() if case.paired else None
+    if isinstance(binary, Path):
+        runs = max(runs, PAIRED_RUNS)
     # Games are ~4 deals; the runner's warm-up spans several chunks so every worker is started.
     warm_up = {"games": WARM_UP // 4, "runner": 4 * case.chunk}.get(case.kind, WARM_UP)
     run(case, warm_up, batch_size)
