@@ -6,6 +6,8 @@ without wrapping negative indices while every other function keeps Python's inde
 from __future__ import annotations
 
 import pickle
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -167,3 +169,31 @@ def test_a_no_wraparound_kernel_indexes_negative_indices_unwrapped_and_nothing_e
         checked(view, -1)
     assert checked(view, 4) == (9, 9)
     assert all(p.startswith("_ZN") for p in jit._NO_WRAPAROUND)
+
+
+_LOADS_FROM_THE_CACHE = """
+import sys
+import numpy as np
+from numba import njit
+from scopa_sim import api
+api.play_deals("classic", ["random", "greedy"], deals=50, seed=1)
+registries = "numba.np.npyimpl" in sys.modules  # one of the modules a refresh imports
+
+@njit
+def reversed_sum(a):  # never cached: compiled in this process
+    return np.sort(a)[::-1].cumsum()[-1]
+
+print(registries, reversed_sum(np.arange(5.0)), "numba.np.npyimpl" in sys.modules)
+"""
+
+
+def test_kernels_load_from_the_cache_without_numba_refreshing_its_registries():
+    """A process whose kernels are all in numba's cache never loads numba's implementation
+    registries (``jit._load_cached_without_refreshing``), and can still compile a function
+    afterwards (compiling loads them). The first process fills the cache if it is not full."""
+    command = [sys.executable, "-c", _LOADS_FROM_THE_CACHE]
+    runs = [
+        subprocess.run(command, capture_output=True, text=True, check=True, timeout=600).stdout
+        for _ in range(2)
+    ]
+    assert runs[1].split() == ["False", "10.0", "True"]
