@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import polars as pl
 
 from scopa_sim import seeding, storage
 from scopa_sim.cards import cards_of
@@ -202,6 +201,8 @@ def replay_run_deal(folder, game: int, deal: int) -> DealRecord:
     # the variant with its options; one player spec per side).
     cfg = manifest["config"]
     rules, players = resolve(variant(cfg["variant"], dict(cfg["options"])), list(cfg["players"]))
+    import polars as pl  # not before it is needed (storage.py says why)
+
     rows = (
         pl.scan_parquet(folder)
         .filter((pl.col("game") == game) & (pl.col("deal") == deal))

@@ -433,8 +433,12 @@ def _simulate(args, parser) -> int:
     from scopa_sim.runner import forked_workers, run
 
     workers = [args.workers or file_workers or 1 for _, file_workers in runs]
-    # The other workers of every run, forked once now, before anything starts a thread.
+    # The other workers of every run, forked once now, before anything starts a thread, and
+    # with polars imported once, here, for all of them (a one-worker run imports it on its
+    # writing thread: storage.py).
     forks = max(workers, default=1) - 1 if args.backend in (None, "loky") else 0
+    if forks:
+        import polars  # noqa: F401
     with forked_workers(forks):
         for (config, _), run_workers in zip(runs, workers, strict=True):
             summary = run(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import importlib.metadata
 import multiprocessing
 import os
 import platform
@@ -28,14 +29,17 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import polars as pl
 
 import scopa_sim
 from scopa_sim import api, storage
 from scopa_sim.engine.outcomes import DealOutcomes
 from scopa_sim.rules import Variant, variant
+
+if TYPE_CHECKING:
+    import polars as pl
 
 MODES = ("games", "deals")
 BACKENDS = ("loky", "threading", "multiprocessing", "dask")
@@ -232,7 +236,7 @@ def _versions() -> dict:
     return {
         "scopa_sim": scopa_sim.__version__,
         "numpy": np.__version__,
-        "polars": pl.__version__,
+        "polars": importlib.metadata.version("polars"),  # without importing it (storage.py)
         "python": platform.python_version(),
     }
 
@@ -586,4 +590,6 @@ class _progress_bar:
 
 def scan(folder) -> pl.LazyFrame:
     """All of a run's rows, lazily."""
+    import polars as pl
+
     return pl.scan_parquet(Path(folder))

@@ -4,19 +4,28 @@ A run folder holds only Parquet files, one per chunk, so ``polars.scan_parquet(f
 the whole run. Its manifest (JSON) sits beside it as ``<folder>.manifest.json``, and chunks are
 written under ``.<folder>.partial/`` and renamed into place, so a chunk file is either complete
 or absent, whatever kills the process.
+
+polars is imported when a frame is first built, not with this module (nor with the runner, the
+outcomes or ``api``): a one-worker run writes each chunk on a thread of its own, and that
+thread's first write imports polars (0.1 s) while the first chunks play, the compiled kernel
+having released the GIL, instead of every run waiting for the import before its first deal.
+``SCHEMA`` is built then too (a module attribute made on first use).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from pathlib import Path
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from scopa_sim import seeding
 from scopa_sim.engine.outcomes import DealOutcomes
 from scopa_sim.rules import CATEGORIES
+
+if TYPE_CHECKING:
+    import polars as pl
 
 #: Version of the column layout (SCHEMA). 2: ``first_dealer``, ``pt_sevens`` and ``stopped`` added.
 SCHEMA_VERSION = 2
@@ -30,30 +39,43 @@ SCHEMA_VERSION = 2
 #: (seeding).
 DATA_VERSION = 2
 
-#: Column types of a run's Parquet files, in order. docs/schema.md says what each one means.
-SCHEMA: dict[str, pl.DataType] = {
-    "run": pl.String(),
-    "variant": pl.String(),
-    "game": pl.Int64(),
-    "deal": pl.Int16(),
-    "side": pl.Int8(),
-    "strategy": pl.String(),
-    "dealer": pl.Boolean(),
-    "first_dealer": pl.Boolean(),
-    "cards": pl.Int8(),
-    "coins": pl.Int8(),
-    "settebello": pl.Boolean(),
-    "primiera": pl.Int16(),
-    "scope": pl.Int8(),
-    "captured": pl.UInt64(),
-    **{f"pt_{name}": pl.Int8() for name in CATEGORIES},
-    "points": pl.Int8(),
-    "score": pl.Int16(),
-    "final": pl.Boolean(),
-    "won": pl.Boolean(),
-    "redeals": pl.Int8(),
-    "stopped": pl.Boolean(),
-}
+
+@functools.cache
+def _schema() -> dict[str, pl.DataType]:
+    """``SCHEMA``: column types of a run's Parquet files, in order; docs/schema.md says what each
+    one means."""
+    import polars as pl
+
+    return {
+        "run": pl.String(),
+        "variant": pl.String(),
+        "game": pl.Int64(),
+        "deal": pl.Int16(),
+        "side": pl.Int8(),
+        "strategy": pl.String(),
+        "dealer": pl.Boolean(),
+        "first_dealer": pl.Boolean(),
+        "cards": pl.Int8(),
+        "coins": pl.Int8(),
+        "settebello": pl.Boolean(),
+        "primiera": pl.Int16(),
+        "scope": pl.Int8(),
+        "captured": pl.UInt64(),
+        **{f"pt_{name}": pl.Int8() for name in CATEGORIES},
+        "points": pl.Int8(),
+        "score": pl.Int16(),
+        "final": pl.Boolean(),
+        "won": pl.Boolean(),
+        "redeals": pl.Int8(),
+        "stopped": pl.Boolean(),
+    }
+
+
+def __getattr__(name: str):
+    """``storage.SCHEMA`` is :func:`_schema`, made on first use (polars is imported then)."""
+    if name == "SCHEMA":
+        return _schema()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class StorageError(OSError):
@@ -64,6 +86,8 @@ def outcomes_frame(
     outcomes: DealOutcomes, *, run: str, variant: str, strategies: list[str]
 ) -> pl.DataFrame:
     """The outcomes as rows of the Parquet schema (one row per side per deal)."""
+    import polars as pl
+
     frame = outcomes.to_frame()
     side_names = pl.Series("strategy", strategies, dtype=pl.String())
     frame = frame.with_columns(
@@ -71,7 +95,7 @@ def outcomes_frame(
         pl.lit(variant).alias("variant"),
         side_names.gather(frame["side"].cast(pl.Int64)).alias("strategy"),
     )
-    return frame.select([pl.col(name).cast(dtype) for name, dtype in SCHEMA.items()])
+    return frame.select([pl.col(name).cast(dtype) for name, dtype in _schema().items()])
 
 
 def versions() -> dict[str, int]:

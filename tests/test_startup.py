@@ -1,6 +1,7 @@
 """Start-up stays light: a process that plays imports neither scipy.linalg (numba would load it
 for BLAS, scopa_sim/jit.py) nor scipy.stats and statsmodels (scopa_sim/stats.py imports them on
-first use), and both still work when an analysis asks for them afterwards."""
+first use), and both still work when an analysis asks for them afterwards; and nothing imports
+polars before a frame of outcomes is built (scopa_sim/storage.py)."""
 
 from __future__ import annotations
 
@@ -30,5 +31,28 @@ def test_a_process_that_plays_imports_no_scipy_linalg_or_stats():
     out = subprocess.run(
         [sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True, text=True, timeout=300
     )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "ok"
+
+
+POLARS_PROBE = """
+import sys
+from scopa_sim import api, runner, storage
+assert "polars" not in sys.modules, "importing the runner imported polars"
+out = api.play_deals("classic", ["random", "random"], deals=20, seed=0)
+assert "polars" not in sys.modules, "playing imported polars"
+frame = storage.outcomes_frame(out, run="r", variant="classic", strategies=["random", "random"])
+assert "polars" in sys.modules and dict(frame.schema) == storage.SCHEMA
+print("ok")
+"""
+
+
+def test_the_runner_and_the_engine_import_polars_only_to_build_a_frame():
+    """A one-worker run imports polars on its writing thread while its first chunks play
+    (storage.py), so nothing on the way to the first deal may import it."""
+    out = subprocess.run(
+        [sys.executable, "-c", POLARS_PROBE], cwd=ROOT, capture_output=True, text=True,
+        timeout=300,
+    )  # fmt: skip
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "ok"

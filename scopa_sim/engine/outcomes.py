@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
 
 import numpy as np
-import polars as pl
 
 from scopa_sim.engine.scoring import point_totals
 from scopa_sim.rules import CATEGORIES
+
+if TYPE_CHECKING:
+    import polars as pl
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,8 @@ class DealOutcomes:
 
     def to_frame(self) -> pl.DataFrame:
         """One row per side per deal, with one column per point category (``pt_*``)."""
+        import polars as pl  # not before it is needed (storage.py says why)
+
         d, s = len(self), self.n_sides
         side = np.tile(np.arange(s, dtype=np.int8), d)
 
