@@ -10,8 +10,9 @@ policy* (``Player.fused_code``, players/base.py). Per row and per play the kerne
    holds is redone in a larger one, as ``kernels.legal_actions`` does),
 3. lets the side's row policy choose (the random player's choice as ``pick_row`` makes it, on
    the random numbers ``seeding.DecisionRandom`` would give it, listing only the captures of
-   the card it picks: ``_random_pick``; or, in ``_decide``, the row function that the player's
-   ``act`` calls too, handed what the acting seat sees: ``greedy_row`` inlined, and
+   the card it picks: ``_random_pick``; the greedy player's as ``greedy_row`` makes it,
+   weighing each card's captures as they are listed: ``greedy_pick``; or, in ``_decide``, the
+   row function that the player's ``act`` calls too, handed what the acting seat sees:
    ``defensive_row``, ``memory_row``, ``chitarrella_row`` through ``_considered_row``, which is
    compiled apart, since inlining them made the kernel slower to compile and to run),
 4. plays the choice with ``kernels.apply_move`` (the rule ``kernels.apply_row`` applies) and
@@ -70,7 +71,7 @@ from scopa_sim.players.base import (
 )
 from scopa_sim.players.chitarrella import chitarrella_row
 from scopa_sim.players.defensive import defensive_row
-from scopa_sim.players.greedy import greedy_row
+from scopa_sim.players.greedy import greedy_pick
 from scopa_sim.players.memory import memory_row
 from scopa_sim.players.random import pick_row
 from scopa_sim.players.tactics import rank_sum, unseen_cards
@@ -196,7 +197,8 @@ def _decide(
     st_rem, st_left, st_set,
 ):  # fmt: skip
     """Policy ``code``'s action at one decision point: ``(count, card, taken)`` (the random
-    player without forced capture plays by :func:`_random_pick` instead).
+    player without forced capture plays by :func:`_random_pick` instead; the greedy player by
+    ``players.greedy.greedy_pick``).
 
     The legal actions go to scratch row 0 (``act_*``, of ``cap`` slots); a ``count`` above
     ``cap`` means they did not fit (card and taken are then meaningless). ``params`` and
@@ -211,6 +213,14 @@ def _decide(
     code. (At most 30 arguments: CPython passes a longer call as one tuple, ``*args``, which
     numba cannot inline.)
     """
+    n = n_pack_cards
+    if code == FUSED_GREEDY:
+        # params: capture weights, lay worths (GreedyPlayer.fused_params).
+        return greedy_pick(
+            hand, table, table_rm, table_total, ranks, rank_mask, rank_of, rule, fewest,
+            ace_mask, ace_no_scopa, scopa_ok, params[:n], params[n : 2 * n], act_card,
+            act_capture, act_group, st_rem, st_left, st_set,
+        )  # fmt: skip
     cap = act_card.shape[1]
     count = _row_actions_rm(
         hand, table, table_rm, ranks, rank_mask, rank_of, rule, fewest, forced, act_card,
@@ -218,16 +228,10 @@ def _decide(
     )  # fmt: skip
     if count > cap:
         return count, -1, np.uint64(0)
-    n = n_pack_cards
     full = (np.uint64(1) << np.uint64(n)) - np.uint64(1)
     if code == FUSED_RANDOM:
         u_card, u_capture = _draw(row_key, call_keys, 0), _draw(row_key, call_keys, 1)
         j = pick_row(act_group, count, act_group[0, count - 1] + 1, u_card, u_capture, 0)
-    elif code == FUSED_GREEDY:
-        j = greedy_row(
-            act_card, act_capture, count, table, table_total, ranks, rule, ace_mask,
-            ace_no_scopa, scopa_ok, params[:n], params[n : 2 * n], 0,
-        )  # fmt: skip
     else:
         j = _considered_row(
             code, params, values, count, hand, table, table_total, captured_any, played,

@@ -8,7 +8,14 @@ from functools import cache
 import numpy as np
 
 from scopa_sim.cards import PRIMIERA_STANDARD
-from scopa_sim.engine.kernels import ACE_TAKES_ALL, FIFTEEN, KernelRules, card_rank, lowest_card
+from scopa_sim.engine.kernels import (
+    ACE_TAKES_ALL,
+    FIFTEEN,
+    KernelRules,
+    _card_captures,
+    card_rank,
+    lowest_card,
+)
 from scopa_sim.jit import njit
 from scopa_sim.players.base import FUSED_GREEDY, LegalActions, Observation, Player
 from scopa_sim.players.tactics import rank_sum
@@ -122,6 +129,62 @@ def greedy_row(
             if key < best_lay_key:
                 best_lay, best_lay_key = k, key
     return best_lay
+
+
+@njit(cache=True, nogil=True, inline="always")
+def greedy_pick(
+    hand, table, table_rm, table_total, ranks, rank_mask, rank_of, rule, fewest, ace_mask,
+    ace_no_scopa, scopa_counts, capture_weight, lay_worth, act_card, act_capture, act_group,
+    st_rem, st_left, st_set,
+):  # fmt: skip
+    """:func:`greedy_row`'s choice as the fused engine makes it: ``(count, card, taken)``,
+    listing and weighing the captures one card of ``hand`` at a time in scratch row 0 of
+    ``act_*`` (``kernels._card_captures``, the rule code every engine uses) rather than the
+    whole decision point's legal actions first; a ``count`` above the scratch's width means a
+    card's captures did not fit (card and taken are then meaningless).
+
+    The same choice: cards come in id order and each card's captures in the order the legal
+    actions list them, and the first of equal keys wins, so the best capture is the one of the
+    lowest slot, as in ``greedy_row``; with no capture, every card is a lay. Forced capture
+    (which only strikes out the lays when there is a capture) cannot change a choice that lays
+    only when there is none. Why: the greedy kernel spent a sixth of its time writing the
+    actions' slots and groups and reading them back; this is 6 % faster per deal (medians of
+    10 and 12 alternated rounds, identical outcomes)."""
+    one = np.uint64(1)
+    cap = act_card.shape[1]
+    best_card, best_taken, best_key = -1, np.uint64(0), -1
+    rest = hand
+    while rest:
+        card = lowest_card(rest)
+        rest &= rest - one
+        n = _card_captures(
+            card, rank_of[card], table, table_rm, ranks, rank_mask, rule, fewest, act_card,
+            act_capture, act_group, 0, cap, 0, 0, st_rem, st_left, st_set,
+        )  # fmt: skip
+        if n > cap:
+            return n, -1, np.uint64(0)
+        for k in range(n):
+            taken = act_capture[0, k]
+            key = action_key(
+                card, taken, table, table_total, ranks, rule, ace_mask, ace_no_scopa,
+                scopa_counts, capture_weight, lay_worth,
+            )  # fmt: skip
+            if key > best_key:
+                best_card, best_taken, best_key = card, taken, key
+    if best_card >= 0:
+        return 1, best_card, best_taken
+    best_lay_key = 1 << 62
+    rest = hand
+    while rest:
+        card = lowest_card(rest)
+        rest &= rest - one
+        key = action_key(
+            card, np.uint64(0), table, table_total, ranks, rule, ace_mask, ace_no_scopa,
+            scopa_counts, capture_weight, lay_worth,
+        )  # fmt: skip
+        if key < best_lay_key:
+            best_card, best_lay_key = card, key
+    return 1, best_card, np.uint64(0)
 
 
 @njit(cache=True, nogil=True)
