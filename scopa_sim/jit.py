@@ -13,17 +13,17 @@ clone has no cache, so it changes nothing there). With ``NUMBA_CACHE_DIR`` set, 
 per-file stamp applies, as numba documents it, and so it does for compiled players outside the
 package (``examples/``, a user's own module).
 
-*The array-math registry loads without scipy.linalg.* The first time a process compiles a kernel
-or loads one from numba's cache, numba loads its array-math registry (``numba.np.arraymath``),
-and that registry imports ``scipy.linalg`` (about 0.8 s, and it starts BLAS threads) only to
-offer BLAS (``np.dot``, ``np.linalg``) to compiled code. No kernel of this package uses BLAS, so
-the registry is loaded here, before any kernel, with ``scipy.linalg`` hidden: numba then records
-that BLAS is unavailable and every process that plays starts about 0.8 s sooner (``scopa-sim``
-itself, each worker, each test subprocess). ``scipy.linalg`` is hidden only while the registry
-loads, and only when nothing has imported it yet, so the analyses (statsmodels, scipy.stats)
-import it as usual afterwards. A kernel that needs BLAS would fail to compile with numba's
-"scipy 0.16+ is required" error: import it from ``numba`` in a process that imports
-``scipy.linalg`` first.
+*The array-math registry loads without scipy.linalg.* The first time a process compiles a
+function, numba loads its registries of implementations, and the array-math one
+(``numba.np.arraymath``) imports ``scipy.linalg`` (about 0.8 s, and it starts BLAS threads)
+only to offer BLAS (``np.dot``, ``np.linalg``) to compiled code. No kernel of this package uses
+BLAS, so the registries load with ``scipy.linalg`` hidden: numba then records that BLAS is
+unavailable and every process that compiles starts about 0.8 s sooner. ``scipy.linalg`` is
+hidden only while the registries load, and only when nothing has imported it yet, so the
+analyses (statsmodels, scipy.stats) import it as usual afterwards. A kernel that needs BLAS
+would fail to compile with numba's "scipy 0.16+ is required" error: import it from ``numba`` in
+a process that imports ``scipy.linalg`` first. (A process that only loads kernels from the
+cache loads no registry at all: see the last point.)
 
 *Inlining copies a callee once, not once per block.* The fused kernel inlines the capture
 search and every row policy (``inline="always"``, which the kernel's speed needs: numba does not
@@ -45,9 +45,11 @@ function is affected; whatever numba compiles meanwhile indexes as usual.
 function up in its cache, it refreshes its whole target context: it imports some sixty modules
 of implementations and installs every typing and lowering registry, 0.11 s of a process's
 first call to any kernel (0.16 -> 0.05 s, measured), which every ``scopa-sim`` command, worker
-and test process paid. Machine code loaded from the cache needs none of it, only numba's
-runtime, whose functions it links against: so a cache lookup initialises the runtime alone, and
-a miss goes on to compile as before, and compiling refreshes the context itself.
+and test process paid; and the array-math registry was imported at start-up to hide
+``scipy.linalg`` from it, another 0.06-0.08 s. Machine code loaded from the cache needs none
+of it, only numba's runtime, whose functions it links against: so a cache lookup initialises
+the runtime alone, and a miss goes on to compile as before, and compiling refreshes the
+context itself.
 """
 
 from __future__ import annotations
@@ -65,17 +67,28 @@ from numba.extending import intrinsic
 __all__ = ["ctlz", "ctpop", "cttz", "njit", "no_wraparound"]
 
 
-def _load_array_math_without_scipy() -> None:
-    if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
-        return  # loaded already (nothing to save), or scipy.linalg paid for by someone else
-    sys.modules["scipy.linalg"] = None  # type: ignore[assignment]  # makes its import fail
-    try:
-        import numba.np.arraymath  # noqa: F401
-    finally:
-        del sys.modules["scipy.linalg"]
+def _load_registries_without_scipy_linalg() -> None:
+    from numba.core import cpu
+
+    load = cpu.CPUContext.load_additional_registries
+
+    def load_additional_registries(self):
+        """``CPUContext.load_additional_registries`` with ``scipy.linalg`` hidden while the
+        array-math registry is first imported (see the module's docstring)."""
+        if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
+            return load(self)  # loaded already, or scipy.linalg paid for by someone else
+        sys.modules["scipy.linalg"] = None  # type: ignore[assignment]  # makes its import fail
+        try:
+            return load(self)
+        finally:
+            del sys.modules["scipy.linalg"]
+
+    if not getattr(load, "_hides_scipy_linalg", False):
+        load_additional_registries._hides_scipy_linalg = True  # type: ignore[attr-defined]
+        cpu.CPUContext.load_additional_registries = load_additional_registries
 
 
-_load_array_math_without_scipy()
+_load_registries_without_scipy_linalg()
 
 
 class _InlineCopy:
