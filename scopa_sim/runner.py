@@ -232,11 +232,24 @@ class RunSummary:
     seconds: float = 0.0
 
 
+def _polars_version() -> str:
+    """polars' version without importing it (storage.py says why): from its distribution's
+    metadata, unless it is imported already or installed under another name (polars-lts-cpu)."""
+    if "polars" in sys.modules:
+        return sys.modules["polars"].__version__
+    try:
+        return importlib.metadata.version("polars")
+    except importlib.metadata.PackageNotFoundError:
+        import polars
+
+        return polars.__version__
+
+
 def _versions() -> dict:
     return {
         "scopa_sim": scopa_sim.__version__,
         "numpy": np.__version__,
-        "polars": importlib.metadata.version("polars"),  # without importing it (storage.py)
+        "polars": _polars_version(),
         "python": platform.python_version(),
     }
 

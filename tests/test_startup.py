@@ -40,9 +40,11 @@ import sys
 from scopa_sim import api, runner, storage
 assert "polars" not in sys.modules, "importing the runner imported polars"
 out = api.play_deals("classic", ["random", "random"], deals=20, seed=0)
-assert "polars" not in sys.modules, "playing imported polars"
+versions = runner._versions()  # what a manifest records, polars' version among them
+assert "polars" not in sys.modules, "playing or reading the versions imported polars"
 frame = storage.outcomes_frame(out, run="r", variant="classic", strategies=["random", "random"])
 assert "polars" in sys.modules and dict(frame.schema) == storage.SCHEMA
+assert versions["polars"] == sys.modules["polars"].__version__
 print("ok")
 """
 
