@@ -147,9 +147,13 @@ def greedy_pick(
     actions list them, and the first of equal keys wins, so the best capture is the one of the
     lowest slot, as in ``greedy_row``; with no capture, every card is a lay. Forced capture
     (which only strikes out the lays when there is a capture) cannot change a choice that lays
-    only when there is none. Why: the greedy kernel spent a sixth of its time writing the
-    actions' slots and groups and reading them back; this is 6 % faster per deal (medians of
-    10 and 12 alternated rounds, identical outcomes)."""
+    only when there is none. Why: writing the decision point's actions out (card, capture,
+    group of each slot) and reading them back cost the greedy kernel 6 % of its time per deal
+    (medians of 10 and 12 alternated rounds, identical outcomes). Why ``act`` keeps
+    ``greedy_row``: the lockstep engine hands it the legal actions already listed, and listing
+    the captures again halved the lockstep path's greedy deals per second (122,000-134,000 ->
+    61,000, measured). The engines' agreement tests (tests/test_fused.py) hold the two to the
+    same choices."""
     one = np.uint64(1)
     cap = act_card.shape[1]
     best_card, best_taken, best_key = -1, np.uint64(0), -1
