@@ -144,12 +144,16 @@ def _counter_key(c):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _mix_in(h, c):
+    """One step of :func:`hash_counters`, compiled: the hash ``h`` with counter ``c`` mixed in."""
+    return mix64_scalar(h ^ _counter_key(c))
+
+
+@njit(cache=True, nogil=True, inline="always")
 def pack_hash(key, game, deal, attempt):
     """``hash_counters(key, game, deal, attempt)`` of one pack, compiled: the hash that keys its
     shuffle (:func:`shuffle_into`)."""
-    h = mix64_scalar(key ^ _counter_key(game))
-    h = mix64_scalar(h ^ _counter_key(deal))
-    return mix64_scalar(h ^ _counter_key(attempt))
+    return _mix_in(_mix_in(_mix_in(key, game), deal), attempt)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -229,7 +233,7 @@ def hash_pairs(key: np.uint64, first, second) -> np.ndarray:
 @njit(cache=True, nogil=True, _nrt=False)
 def _hash_pairs(key, first, second, out):
     for r in range(len(out)):
-        out[r] = mix64_scalar(mix64_scalar(key ^ _counter_key(first[r])) ^ _counter_key(second[r]))
+        out[r] = _mix_in(_mix_in(key, first[r]), second[r])
 
 
 class DecisionRandom:
