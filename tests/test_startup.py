@@ -1,13 +1,18 @@
 """Start-up stays light: a process that plays imports neither scipy.linalg (numba would load it
 for BLAS, scopa_sim/jit.py) nor scipy.stats and statsmodels (scopa_sim/stats.py imports them on
-first use), and both still work when an analysis asks for them afterwards; and nothing imports
-polars before a frame of outcomes is built (scopa_sim/storage.py)."""
+first use), and both still work when an analysis asks for them afterwards; nothing imports
+polars before a frame of outcomes is built (scopa_sim/storage.py); and a run on the default
+backend does not import joblib (scopa_sim/runner.py, ``_backend``)."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from scopa_sim import runner
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -58,3 +63,29 @@ def test_the_runner_and_the_engine_import_polars_only_to_build_a_frame():
     )  # fmt: skip
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "ok"
+
+
+JOBLIB_PROBE = """
+import sys
+from scopa_sim import launch
+out = sys.argv[1]
+status = launch.main(["simulate", "--variant", "classic", "--players", "random,random",
+                      "--deals", "4000", "--chunk-size", "1000", "--workers", "2", "--seed", "1",
+                      "--out", out, "--no-progress"])
+assert status == 0
+assert "joblib" not in sys.modules, "a forked two-worker run imported joblib"
+print("ok")
+"""
+
+
+@pytest.mark.skipif(not runner.FORKS, reason="workers are forked on Linux only")
+def test_a_forked_two_worker_run_does_not_import_joblib(tmp_path):
+    """Its chunks go to this process and the forked worker, not through joblib's ``Parallel``,
+    so configuring joblib (0.06 s of imports) would only delay every worker's first chunk."""
+    out = subprocess.run(
+        [sys.executable, "-c", JOBLIB_PROBE, str(tmp_path / "run")], cwd=ROOT,
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().endswith("ok")
+    assert len(list((tmp_path / "run").glob("chunk-*.parquet"))) == 4
