@@ -30,6 +30,12 @@ def read_rows(path: Path) -> list[dict]:
     return [json.loads(line) for line in text.splitlines() if line.strip().startswith("{")]
 
 
+def _whole_process(row: dict) -> str:
+    """A process row's legend: its workers, and its cores when it was confined to fewer."""
+    label = f"whole process, {row['workers']} worker(s)"
+    return label + (", one core" if row.get("cores") == 1 else "")
+
+
 def chart(rows: list[dict], out: Path) -> Path:
     growth = sorted(
         (r for r in rows if r.get("group") == "growth" and "skipped" not in r),
@@ -45,7 +51,7 @@ def chart(rows: list[dict], out: Path) -> Path:
     speed, memory = fig.subplots(1, 2)
     speed.plot(deals, [r["deals_per_second"] for r in growth], "o-", label="engine, one core")
     for i, row in enumerate(process):  # the same colours in both panels
-        label = f"whole process, {row['workers']} worker(s)"
+        label = _whole_process(row)
         speed.plot(row["deals"], row["deals_per_second"], "s", color=f"C{i + 2}", label=label)
     if native:
         speed.axhline(native["deals_per_second"], color="grey", linestyle="--",
@@ -60,7 +66,7 @@ def chart(rows: list[dict], out: Path) -> Path:
     memory.plot(deals, [r.get("rss_growth_mb", 0) for r in growth], "o--",
                 label="growth after warm-up")  # fmt: skip
     for i, row in enumerate(process):
-        label = f"whole process, {row['workers']} worker(s): largest process"
+        label = f"{_whole_process(row)}: largest process"
         memory.plot(row["deals"], row["peak_memory_mb"], "s", color=f"C{i + 2}", label=label)
     memory.set(xscale="log", xlabel="deals", ylabel="MiB", title="Peak memory", ylim=(0, None))
     memory.legend(fontsize="small")

@@ -21,11 +21,12 @@ to stderr). Rows come in groups, in this order (``--only GROUP[,GROUP]`` runs a 
 - ``growth``: how cost grows: 10^4 to 10^7 classic random-vs-random deals, each size in a fresh
   process, consumed in chunks of the runner's size so memory stays flat: deals per second and
   peak RSS (the whole process's, imports included) against the number of deals.
-- ``process``: the whole command, ``scopa-sim simulate ... --deals 1000000 --workers 1`` and
-  ``--deals 2000000 --workers 2``, timed by the wall clock from start-up to exit (imports,
-  compilation cache loading, workers, Parquet writing), in ``runs`` rounds of the native
-  yardstick (1,000,000 deals) followed by each command: the times are medians, and the share
-  of native and the 2-worker row's speed-up are medians of each round's ratios
+- ``process``: the whole command, ``scopa-sim simulate ... --deals 1000000 --workers 1``,
+  ``--deals 2000000 --workers 2``, and the first again confined to one CPU, timed by the wall
+  clock from start-up to exit (imports, compilation cache loading, workers, Parquet writing),
+  in ``runs`` rounds of the native yardstick (1,000,000 deals) followed by each command: the
+  times are medians, and the share of native and the 2-worker row's speed-ups (over one
+  worker, and over one worker on one core) are medians of each round's ratios
   (:func:`process_rows` says why).
 - ``presets``: every preset in the registry (``scopa_sim.rules.PRESETS``), random vs random and
   greedy vs greedy: deals per second, ``ns_per_card`` (seconds / (deals x plays per deal)) and
@@ -172,8 +173,10 @@ GROWTH_SIZES = (10_000, 100_000, 1_000_000, 10_000_000)
 GROWTH_QUICK = 100
 GROWTH_QUICK_SIZES = GROWTH_SIZES[:1]  # --quick: the smallest size (one fresh process), divided
 
-#: Whole-process rows: (deals, workers) of ``scopa-sim simulate``.
-PROCESS_RUNS = ((1_000_000, 1), (2_000_000, 2))
+#: Whole-process rows: (deals, workers, cores) of ``scopa-sim simulate``. ``cores`` 1 confines
+#: the command to one CPU (its affinity, which everything it starts inherits); None leaves it
+#: every CPU this process may use. :func:`process_rows` says why the one-core row.
+PROCESS_RUNS = ((1_000_000, 1, None), (2_000_000, 2, None), (1_000_000, 1, 1))
 PROCESS_QUICK = 50  # --quick divides the deals by this ...
 PROCESS_QUICK_CHUNK = 10_000  # ... and cuts the chunks, so that two workers both have work
 
@@ -381,14 +384,17 @@ def native_row(deals: int, runs: int) -> dict:
 
 # ---- whole processes ----
 
-#: Run by ``python -S -c``: spawn argv[2:] with output to the file argv[1], wait, and print the
-#: wall-clock seconds, exit status and peak RSS. The small helper is the command's parent so
-#: that its ru_maxrss is its own (and its reaped workers'), not inherited from this process.
+#: Run by ``python -S -c``: spawn argv[3:] with output to the file argv[1], confined to the CPUs
+#: of argv[2] (comma-separated; empty: all), wait, and print the wall-clock seconds, exit status
+#: and peak RSS. The small helper is the command's parent so that its ru_maxrss is its own (and
+#: its reaped workers'), not inherited from this process.
 _TIMED = """
 import json, os, sys, time
+if sys.argv[2]:
+    os.sched_setaffinity(0, {int(cpu) for cpu in sys.argv[2].split(",")})
 with open(sys.argv[1], "wb") as log:
     start = time.perf_counter()
-    pid = os.posix_spawn(sys.argv[2], sys.argv[2:], os.environ, file_actions=[
+    pid = os.posix_spawn(sys.argv[3], sys.argv[3:], os.environ, file_actions=[
         (os.POSIX_SPAWN_DUP2, log.fileno(), 1), (os.POSIX_SPAWN_DUP2, log.fileno(), 2)])
     _, status, usage = os.wait4(pid, 0)
     seconds = time.perf_counter() - start
@@ -397,9 +403,12 @@ print(json.dumps({"seconds": seconds, "status": os.waitstatus_to_exitcode(status
 """
 
 
-def timed_command(command: list[str], log: Path) -> dict:
+def timed_command(command: list[str], log: Path, cpus: set[int] | None = None) -> dict:
+    """Run ``command`` (its output to ``log``), on ``cpus`` only when given; its wall-clock
+    ``seconds``, exit ``status`` and ``peak_kib``."""
+    only = ",".join(str(cpu) for cpu in sorted(cpus)) if cpus else ""
     out = subprocess.run(
-        [sys.executable, "-S", "-c", _TIMED, str(log), *command],
+        [sys.executable, "-S", "-c", _TIMED, str(log), only, *command],
         check=True, capture_output=True, text=True,
     )  # fmt: skip
     result = json.loads(out.stdout)
@@ -419,21 +428,35 @@ def _process_command(script: Path, deals: int, workers: int, quick: bool, out: P
     return command
 
 
+def _process_name(workers: int, cores: int | None) -> str:
+    name = f"process simulate {workers} worker{'s' if workers > 1 else ''}"
+    return name + (", one core" if cores == 1 else "")
+
+
 def process_rows(quick: bool, runs: int) -> list[dict]:
-    """The whole-command rows (``PROCESS_RUNS``: one worker, then two), measured in ``runs``
-    rounds of the native yardstick followed by each command.
+    """The whole-command rows (``PROCESS_RUNS``: one worker, two, then one worker on one CPU),
+    measured in ``runs`` rounds of the native yardstick followed by each command.
 
     Why rounds: this machine's speed drifts by a quarter within minutes, so a command timed
     minutes away from the native figure, or from the command it is compared with, says more of
     the drift than of the command. Each round's ratios (the command's deals per second over the
     native program's in the same round; two workers over one) are paired, and a row gives their
-    median, beside the median times."""
-    names = [f"process simulate {w} worker{'s' if w > 1 else ''}" for _, w in PROCESS_RUNS]
+    median, beside the median times.
+
+    Why the one-core row: one worker writes each chunk's Parquet file on a thread while it plays
+    the next chunk (``runner._chunks_in_turn``), on a second core when there is one, so its
+    speed is not one core's, and two workers over one understate what a second core buys. The
+    2-worker row's ``speedup_vs_one_core`` is its speed over the one-worker command confined to
+    one CPU: how the whole command scales from one core to two. (Where this platform cannot
+    confine a process, that row is skipped.)"""
+    names = [_process_name(workers, cores) for _, workers, cores in PROCESS_RUNS]
     script = Path(sys.executable).parent / "scopa-sim"
     if not script.exists():
         return [
             _skipped(n, "process", "classic", RANDOM, f"no console script {script}") for n in names
         ]
+    confinable = hasattr(os, "sched_setaffinity")
+    every_cpu = os.sched_getaffinity(0) if confinable else set(range(os.cpu_count() or 1))
     binary = native_binary()
     native_deals = (NATIVE_DEALS // QUICK if quick else NATIVE_DEALS) // 2
     natives: list[float] = []
@@ -444,16 +467,24 @@ def process_rows(quick: bool, runs: int) -> list[dict]:
         for _ in range(runs):
             if isinstance(binary, Path):
                 natives.append(native_deals / run_native(binary, native_deals)["seconds"])
-            for k, (deals, workers) in enumerate(PROCESS_RUNS):
+            for k, (deals, workers, cores) in enumerate(PROCESS_RUNS):
+                if cores and not confinable:
+                    continue
                 count = deals // PROCESS_QUICK if quick else deals
                 shutil.rmtree(out, ignore_errors=True)
                 Path(tmp, "run.manifest.json").unlink(missing_ok=True)
                 command = _process_command(script, count, workers, quick, out)
-                result = timed_command(command, Path(tmp) / "log.txt")
+                cpus = set(sorted(every_cpu)[:cores]) if cores else None
+                result = timed_command(command, Path(tmp) / "log.txt", cpus)
                 timed[k].append({**result, "speed": count / result["seconds"]})
                 written[k] = sum(f.stat().st_size for f in out.rglob("*.parquet"))
     rows = []
-    for k, (deals, workers) in enumerate(PROCESS_RUNS):
+    one_core = next(k for k, (_, _, cores) in enumerate(PROCESS_RUNS) if cores == 1)
+    for k, (deals, workers, cores) in enumerate(PROCESS_RUNS):
+        if not timed[k]:
+            reason = "this platform cannot confine a process to one CPU (os.sched_setaffinity)"
+            rows.append(_skipped(names[k], "process", "classic", RANDOM, reason))
+            continue
         count = deals // PROCESS_QUICK if quick else deals
         seconds = statistics.median(r["seconds"] for r in timed[k])
         command = _process_command(script, count, workers, quick, Path("<tmpdir>"))
@@ -466,6 +497,7 @@ def process_rows(quick: bool, runs: int) -> list[dict]:
             "seconds": round(seconds, 3),
             "deals_per_second": round(count / seconds),
             "workers": workers,
+            "cores": cores or len(every_cpu),
             "timing": f"median of {runs} rounds (native, then each command), wall clock "
             "from start-up to exit",
             # the largest single process, over the runs
@@ -478,9 +510,12 @@ def process_rows(quick: bool, runs: int) -> list[dict]:
             row["native_deals_per_second"] = round(statistics.median(natives))
             shares = [a / b for a, b in zip(speeds, natives, strict=True)]
             row["share_of_native"] = round(statistics.median(shares), 4)
-        if k:
+        if workers > 1:
             ratios = [a / b["speed"] for a, b in zip(speeds, timed[0], strict=True)]
             row["speedup_vs_1_worker"] = round(statistics.median(ratios), 2)
+            if timed[one_core]:
+                ratios = [a / b["speed"] for a, b in zip(speeds, timed[one_core], strict=True)]
+                row["speedup_vs_one_core"] = round(statistics.median(ratios), 2)
         rows.append(row)
     return rows
 
@@ -504,7 +539,9 @@ def jobs(groups: set[str], quick: bool, batch_size: int, runs: int) -> Iterator[
             yield case.name, partial(in_fresh_process, case, count, batch_size, times)
     if "process" in groups:
         shown = [
-            f"--deals {d // PROCESS_QUICK if quick else d:,} --workers {w}" for d, w in PROCESS_RUNS
+            f"--deals {d // PROCESS_QUICK if quick else d:,} --workers {w}"
+            + (" on one core" if cores == 1 else "")
+            for d, w, cores in PROCESS_RUNS
         ]
         what = f"scopa-sim simulate {' and '.join(shown)}, in rounds with the native yardstick"
         yield what, partial(process_rows, quick, runs)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
 import subprocess
 import sys
@@ -73,9 +74,15 @@ def test_quick_bench_prints_one_json_row_per_case():
     assert [row["deals"] for row in growth] == [n // bench.GROWTH_QUICK for n in sizes]
     assert all(row["rss_growth_mb"] >= 0 for row in growth)
 
-    one, two = by_group["process"]
+    one, two, one_core = by_group["process"]
     assert (one["workers"], two["workers"]) == (1, 2) and two["speedup_vs_1_worker"] > 0
     assert one["command"].startswith("scopa-sim simulate") and one["parquet_mb"] > 0
+    assert one_core["name"] == "process simulate 1 worker, one core"
+    if hasattr(os, "sched_setaffinity"):  # the command confined to one CPU, the same deals
+        assert (one_core["workers"], one_core["cores"], one_core["deals"]) == (1, 1, one["deals"])
+        assert two["cores"] == len(os.sched_getaffinity(0)) and two["speedup_vs_one_core"] > 0
+    else:
+        assert "sched_setaffinity" in one_core["skipped"] and "speedup_vs_one_core" not in two
     # Timed in rounds, each with the native program (when there is a C compiler).
     for row in (one, two):
         assert "rounds" in row["timing"]
@@ -102,8 +109,8 @@ def test_the_full_bench_measures_every_case_at_its_size_and_quick_one_of_each_ki
         f"growth {n:,} deals" for n in bench.GROWTH_SIZES
     ]
     (process,) = [n for n in names if n.startswith("scopa-sim")]  # one job, both commands
-    for n, w in bench.PROCESS_RUNS:
-        assert f"--deals {n:,} --workers {w}" in process
+    for n, w, cores in bench.PROCESS_RUNS:
+        assert f"--deals {n:,} --workers {w}{' on one core' if cores == 1 else ''}" in process
     assert len(names) == 1 + len(cases) + len(bench.GROWTH_SIZES) + 1
     for what, make in full:  # the runner rows play chunks of the full size
         if "runner" in what:
@@ -148,3 +155,15 @@ def test_native_yardstick_agrees_with_the_engine(tmp_path):
     # Same seed, same deals: the checksum is reproducible; another seed changes it.
     checksum = {seed: bench.run_native(binary, 1000, seed=seed)["checksum"] for seed in (7, 8)}
     assert bench.run_native(binary, 1000, seed=7)["checksum"] == checksum[7] != checksum[8]
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity here")
+def test_a_timed_command_runs_on_the_cpus_it_is_given(tmp_path):
+    """The one-core process row is the command confined to one CPU: what it starts inherits it."""
+    log = tmp_path / "log.txt"
+    show = [sys.executable, "-c", "import os; print(sorted(os.sched_getaffinity(0)))"]
+    cpu = max(os.sched_getaffinity(0))
+    assert bench.timed_command(show, log, {cpu})["status"] == 0
+    assert log.read_text().strip() == f"[{cpu}]"
+    bench.timed_command(show, log)
+    assert log.read_text().strip() == str(sorted(os.sched_getaffinity(0)))
