@@ -318,9 +318,7 @@ def _backend(backend: str | None, workers: int, scheduler: str | None) -> Iterat
                     "check the address (tcp://HOST:PORT) and that the scheduler is running"
                 ) from None
         else:
-            cluster = LocalCluster(
-                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
-            )
+            cluster = local_cluster(LocalCluster, workers)
             client = Client(cluster)
         try:
             with parallel_config(backend="dask", n_jobs=-1):
@@ -332,6 +330,16 @@ def _backend(backend: str | None, workers: int, scheduler: str | None) -> Iterat
     else:
         with parallel_config(backend=backend, n_jobs=workers):
             yield
+
+
+def local_cluster(cluster_class, workers: int):
+    """A Dask ``LocalCluster`` (``cluster_class``, imported by the caller, which reports a
+    missing dask extra its own way) of ``workers`` one-thread processes. Its scheduler's HTTP
+    server takes a free port: left to its default, 8787, it warned on stderr whenever the port
+    was taken (another cluster, a notebook's dashboard) and then took another anyway."""
+    return cluster_class(
+        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"
+    )
 
 
 def run(

@@ -279,9 +279,7 @@ def play(
             raise TournamentError(
                 "the dask backend needs the dask extra: pip install 'scopa-sim[dask]'"
             ) from None
-        with LocalCluster(
-            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as cluster:
+        with runner.local_cluster(LocalCluster, workers) as cluster:
             return _play_runs(
                 tournament, configs, workers, backend, cluster.scheduler_address, batch_size,
                 progress,

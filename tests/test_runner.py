@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -663,7 +664,7 @@ def test_dask_scheduler_address_gives_the_local_data(tmp_path):
     distributed = pytest.importorskip("dask.distributed")
     out = tmp_path / "dask"
     with distributed.LocalCluster(
-        n_workers=1, threads_per_worker=2, processes=False, protocol="tcp", dashboard_address=None
+        n_workers=1, threads_per_worker=2, processes=False, protocol="tcp", dashboard_address=":0"
     ) as cluster:
         command = simulate_command(
             out, games=1000, seed=22, chunk_size=300, name="same",
@@ -677,6 +678,22 @@ def test_dask_scheduler_address_gives_the_local_data(tmp_path):
     local = make(tmp_path / "local", players="greedy,greedy", count=1000, seed=22)
     runner.run(local, progress=False)
     assert_frame_equal(data(out), data(local.out))
+
+
+def test_a_local_dask_cluster_leaves_the_dashboard_port_alone(recwarn):
+    """With port 8787 taken, the runner's local cluster starts without a word on stderr (left
+    to its default port, its scheduler warned that 8787 was in use, then took another)."""
+    distributed = pytest.importorskip("dask.distributed")
+    with socket.socket() as taken:
+        try:
+            taken.bind(("", 8787))
+            taken.listen()
+        except OSError:
+            pass  # taken already, by something else: the same case
+        with runner.local_cluster(distributed.LocalCluster, 1) as cluster:
+            assert cluster.scheduler_address.startswith("tcp://")
+    ports = [str(w.message) for w in recwarn if "already in use" in str(w.message)]
+    assert not ports
 
 
 def test_joblib_still_works_in_a_process_after_a_two_worker_run(tmp_path):
