@@ -373,7 +373,7 @@ def _run_chunks(config, started, batch_size, workers, backend, progress) -> RunS
     todo = [c for c in range(config.n_chunks) if c not in done]
     bar = _progress_bar(config, done, enabled=progress)
     with bar:
-        if workers == 1 and backend is None:
+        if workers == 1 and backend in (None, "loky"):  # loky named: the default, the same
             results = _chunks_in_turn(config, todo, batch_size)
         elif backend in (None, "loky"):
             results = _shared_chunks(config, todo, batch_size, workers)

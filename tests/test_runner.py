@@ -114,6 +114,7 @@ def test_same_data_for_any_workers_chunks_and_batches(tmp_path, mode, variant, p
         dict(workers=1, chunk_size=1000, batch_size=4096),
         dict(workers=2, chunk_size=700, batch_size=256),
         dict(workers=1, chunk_size=count, batch_size=333),
+        dict(workers=1, chunk_size=900, batch_size=1024, backend="loky"),  # the default, named
     ]
     frames = []
     for i, setup in enumerate(setups):
@@ -122,8 +123,9 @@ def test_same_data_for_any_workers_chunks_and_batches(tmp_path, mode, variant, p
             players=players, count=count,
         )  # fmt: skip
         summary = runner.run(
-            config, workers=setup["workers"], batch_size=setup["batch_size"], progress=False
-        )
+            config, workers=setup["workers"], batch_size=setup["batch_size"],
+            backend=setup.get("backend"), progress=False,
+        )  # fmt: skip
         assert summary.chunks_run == config.n_chunks
         assert summary.chunks_skipped == 0
         assert manifest(config.out)["complete"] is True
