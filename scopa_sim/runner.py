@@ -293,11 +293,12 @@ def _open_run(config: RunConfig) -> tuple[dict, set[int]]:
 @contextlib.contextmanager
 def _backend(backend: str | None, workers: int, scheduler: str | None) -> Iterator[None]:
     """joblib's parallel_config for the backends that play through joblib's ``Parallel``
-    (threading, multiprocessing); a Dask client for 'dask'. The default backend (loky) needs
-    neither: its chunks go to this process, to the forked workers or to loky's own pool
-    (:func:`_shared_chunks`, :func:`_chunks_in_turn`), so joblib is not imported for it (0.06 s
-    before a forked run's first chunk, while every worker waited)."""
-    if backend in (None, "loky"):
+    (threading, multiprocessing); a Dask client for 'dask'. The default backend (None, which
+    :func:`run` makes of a named loky too) needs neither: its chunks go to this process, to the
+    forked workers or to loky's own pool (:func:`_shared_chunks`, :func:`_chunks_in_turn`), so
+    joblib is not imported for it (0.06 s before a forked run's first chunk, while every worker
+    waited)."""
+    if backend is None:
         yield
         return
     from joblib import parallel_config
@@ -358,6 +359,7 @@ def run(
         raise RunError(f"unknown backend {backend!r}; choose one of: {', '.join(BACKENDS)}")
     if scheduler and backend != "dask":
         raise RunError("--scheduler goes with --backend dask")
+    backend = None if backend == "loky" else backend  # the default, named: the same run
     started = time.perf_counter()
     if progress is None:
         progress = sys.stderr.isatty()
@@ -373,9 +375,9 @@ def _run_chunks(config, started, batch_size, workers, backend, progress) -> RunS
     todo = [c for c in range(config.n_chunks) if c not in done]
     bar = _progress_bar(config, done, enabled=progress)
     with bar:
-        if workers == 1 and backend in (None, "loky"):  # loky named: the default, the same
+        if workers == 1 and backend is None:
             results = _chunks_in_turn(config, todo, batch_size)
-        elif backend in (None, "loky"):
+        elif backend is None:
             results = _shared_chunks(config, todo, batch_size, workers)
         else:
             from joblib import Parallel, delayed
