@@ -1,5 +1,7 @@
 """The cautious player compiled with numba: the same choices as ``examples/cautious.py``, one
-``@njit`` loop over the rows of the batch (the way ``scopa_sim/players/greedy.py`` is written).
+``@njit`` loop over the rows of the batch (the way ``scopa_sim/players/greedy.py`` is written),
+and the same choice for one row as a fused row policy, so that the engine can play whole deals
+of it without returning to Python (``contract.FusedPolicy``).
 
 A compiled loop pays off when a player does real work per row (looking at every capture, counting
 unseen cards, ...): numpy's whole-array operations then cost more than a plain loop in machine
@@ -14,9 +16,41 @@ import numpy as np
 from numba import njit
 
 from examples.cautious import POINT, card_worth
-from scopa_sim.players import LegalActions, Observation, Player
-from scopa_sim.rules import Capture
+from scopa_sim.contract import FusedPolicy, LegalActions, Observation, Player
+from scopa_sim.engine.decisions import listing_policy
+from scopa_sim.rules import Capture, Variant
 from scopa_sim.seeding import DecisionRandom
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _table_sum(table, ranks):
+    """The sum of the ranks of the cards on ``table``."""
+    one = np.uint64(1)
+    total, rest, c = 0, table, 0
+    while rest:
+        if rest & one:
+            total += c % ranks + 1
+        rest >>= one
+        c += 1
+    return total
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _value(played, taken, table, table_sum, worth, ranks, margin, scopa_counts, ace_mask, ace_rule):
+    """The value of one action in milli-points (the one rule of both paths)."""
+    one = np.uint64(1)
+    if taken:
+        gain = worth[played]
+        for t in range(len(worth)):
+            if (taken >> np.uint64(t)) & one:
+                gain += worth[t]
+        scopa = scopa_counts and (table & ~taken) == 0
+        if ace_rule and played % ranks == 0 and (taken & ace_mask) == 0:
+            scopa = False  # an ace's sweep is no scopa
+        return gain + scopa * POINT
+    rank = played % ranks + 1
+    within_reach = table_sum + rank <= ranks + margin
+    return -(worth[played] + rank) - within_reach * POINT
 
 
 @njit(cache=True, nogil=True)
@@ -24,33 +58,35 @@ def _values(card, capture, count, table, worth, ranks, margin, scopa_counts, ace
     """Per row and slot, the value of the action in milli-points (the minimum in padding)."""
     rows, width = card.shape
     out = np.full((rows, width), np.iinfo(np.int64).min, np.int64)
-    one = np.uint64(1)
     for b in range(rows):
-        table_sum = 0
-        rest = table[b]
-        c = 0
-        while rest:  # the sum of the table's ranks
-            if rest & one:
-                table_sum += c % ranks + 1
-            rest >>= one
-            c += 1
+        table_sum = _table_sum(table[b], ranks)
         for k in range(count[b]):
-            played = np.int64(card[b, k])
-            taken = capture[b, k]
-            if taken:
-                gain = worth[played]
-                for t in range(len(worth)):
-                    if (taken >> np.uint64(t)) & one:
-                        gain += worth[t]
-                scopa = scopa_counts and (table[b] & ~taken) == 0
-                if ace_rule and played % ranks == 0 and (taken & ace_mask) == 0:
-                    scopa = False  # an ace's sweep is no scopa
-                out[b, k] = gain + scopa * POINT
-            else:
-                rank = played % ranks + 1
-                within_reach = table_sum + rank <= ranks + margin
-                out[b, k] = -(worth[played] + rank) - within_reach * POINT
+            out[b, k] = _value(
+                np.int64(card[b, k]), capture[b, k], table[b], table_sum, worth, ranks, margin,
+                scopa_counts, ace_mask, ace_rule,
+            )  # fmt: skip
     return out
+
+
+@njit(cache=True, nogil=True)
+def _choose(
+    count, params, values, hand, table, table_total, captured_any, played, dealer, next_cards,
+    next_scopa, scopa_ok, row_key, call_keys, ranks, rank_mask, rule, ace_mask, ace_no_scopa,
+    n_pack_cards, act_card, act_capture, act_group,
+):  # fmt: skip
+    """The fused row policy's choice among the listed actions: the first slot of highest value
+    (``params``: the card worths, then the margin)."""
+    worth, margin = params[:n_pack_cards], params[n_pack_cards]
+    table_sum = _table_sum(table, ranks)
+    best, best_value = 0, np.iinfo(np.int64).min
+    for k in range(count):
+        value = _value(
+            np.int64(act_card[0, k]), act_capture[0, k], table, table_sum, worth, ranks, margin,
+            scopa_ok, ace_mask, ace_no_scopa,
+        )  # fmt: skip
+        if value > best_value:
+            best, best_value = k, value
+    return best
 
 
 @njit(cache=True, nogil=True)
@@ -70,7 +106,12 @@ class CompiledCautiousPlayer(Player):
 
     name = "compiled-cautious"
     summary = "the cautious example player, compiled with numba"
+    fused_policy = FusedPolicy("compiled_cautious", listing_policy(_choose))
     margin: int = 0
+
+    def fused_params(self, variant: Variant) -> np.ndarray:
+        """The card worths (:func:`examples.cautious.card_worth`), then the margin."""
+        return np.append(card_worth(variant), self.margin).astype(np.int64)
 
     def _values(self, obs: Observation, legal: LegalActions) -> np.ndarray:
         variant = obs.variant

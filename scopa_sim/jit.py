@@ -1,55 +1,42 @@
 """numba, set up once for the package's compiled kernels: import ``njit`` from here, and the
 bit instructions the kernels share (``ctpop``, ``cttz``, ``ctlz``).
 
-Five things are set up.
+Six things are set up.
 
-*The cache is stamped with the whole package.* numba's on-disk cache (``cache=True``) keys a
-compiled function by its own source file only, but the kernels inline functions of other
-modules (the fused engine inlines the capture search, the players' row policies, the seeding
-hashes): after an edit of ``kernels.py``, the fused kernel would load its stale machine code
-and play by the old rules without a word. Here every function of this package is stamped with
-a hash of all the package's sources instead, so any edit recompiles what is cached (a fresh
-clone has no cache, so it changes nothing there). With ``NUMBA_CACHE_DIR`` set, numba's own
-per-file stamp applies, as numba documents it, and so it does for compiled players outside the
-package (``examples/``, a user's own module).
+*The cache is stamped with the whole package.* numba keys a cached function by its own source
+file, but the kernels inline functions of other modules, so after an edit of ``kernels.py`` the
+fused kernel would load stale machine code and play by the old rules without a word. Every
+function of this package is stamped with a hash of all its sources instead. With
+``NUMBA_CACHE_DIR`` set, numba's own per-file stamp applies, as numba documents it, and so it
+does for compiled players outside the package (``examples/``, a user's own module).
 
-*The array-math registry loads without scipy.linalg.* The first time a process compiles a
-function, numba loads its registries of implementations, and the array-math one
-(``numba.np.arraymath``) imports ``scipy.linalg`` (about 0.8 s, and it starts BLAS threads)
-only to offer BLAS (``np.dot``, ``np.linalg``) to compiled code. No kernel of this package uses
-BLAS, so the registries load with ``scipy.linalg`` hidden: numba then records that BLAS is
-unavailable and every process that compiles starts about 0.8 s sooner. ``scipy.linalg`` is
-hidden only while the registries load, and only when nothing has imported it yet, so the
-analyses (statsmodels, scipy.stats) import it as usual afterwards. A kernel that needs BLAS
-would fail to compile with numba's "scipy 0.16+ is required" error: import it from ``numba`` in
-a process that imports ``scipy.linalg`` first. (A process that only loads kernels from the
-cache loads no registry at all: see the last point.)
+*The array-math registry loads without scipy.linalg.* numba's array-math registry imports
+``scipy.linalg`` (slow, and it starts BLAS threads) only to offer BLAS to compiled code, which
+no kernel here uses; so the registries load with it hidden, and only when nothing has imported
+it yet (the analyses import it as usual afterwards). A kernel that needs BLAS would fail with
+numba's "scipy 0.16+ is required": compile it in a process that imports ``scipy.linalg`` first.
 
 *Inlining copies a callee once, not once per block.* The fused kernel inlines the capture
-search and every row policy (``inline="always"``, which the kernel's speed needs: numba does not
-inline across its functions otherwise). Before it splices a callee in, numba deep-copies the
-callee's IR block by block, each block with a fresh memo, so every block drags a copy of the
-whole variable scope with it: blocks times variables, nested at each level of inlining (numba
-issues 8989 and 9204). That was a third of a cold compile of the fused kernel, about 13 s of
-40. Here the blocks of one copy share one memo, which is what one ``deepcopy`` of all the blocks
-would do; the inlined code is the same.
+search and every row policy (``inline="always"``). numba deep-copies a callee's IR block by
+block, each with a fresh memo, which copies the whole scope once per block (numba issues 8989
+and 9204) and dominated a cold compile. Here the blocks of one copy share one memo, as one
+``deepcopy`` of all the blocks would; the inlined code is the same.
 
-*A kernel can index without wrapping negative indices.* numba indexes arrays as Python does:
-before each access by a signed integer it adds the axis length to a negative index, which costs
-instructions, and registers for every array's shape, on every access. :func:`no_wraparound`
-marks a kernel whose indices are never negative (Cython's ``wraparound=False``): its own code,
-and the callees inlined into it, index directly. Only code lowered into the marked kernel's
-function is affected; whatever numba compiles meanwhile indexes as usual.
+*A kernel can index without wrapping negative indices.* numba adds the axis length to a
+negative index on every access by a signed integer, which costs instructions and registers.
+:func:`no_wraparound` marks a kernel whose indices are never negative (Cython's
+``wraparound=False``): its own code and its inlined callees index directly; nothing else does.
 
-*A function loaded from the cache does not wait for numba's registries.* Before numba looks a
-function up in its cache, it refreshes its whole target context: it imports some sixty modules
-of implementations and installs every typing and lowering registry, 0.11 s of a process's
-first call to any kernel (0.16 -> 0.05 s, measured), which every ``scopa-sim`` command, worker
-and test process paid; and the array-math registry was imported at start-up to hide
-``scipy.linalg`` from it, another 0.06-0.08 s. Machine code loaded from the cache needs none
-of it, only numba's runtime, whose functions it links against: so a cache lookup initialises
-the runtime alone, and a miss goes on to compile as before, and compiling refreshes the
-context itself.
+*A function loaded from the cache does not wait for numba's registries.* Before a cache lookup
+numba refreshes its whole target context (dozens of modules, every typing and lowering
+registry), which every command, worker and test process paid on its first call. Machine code
+loaded from the cache needs only numba's runtime, so a lookup initialises that alone; a miss
+compiles as before, and compiling refreshes the context itself.
+
+*A closure over jitted functions has a stable cache key.* numba keys a cached closure by the
+pickle of its cells, which for a jitted function differs in every process, so a kernel built by
+a factory over policies would never be found in the cache; such cells are keyed by what the
+functions are instead (:func:`_key_closures_by_their_functions`).
 """
 
 from __future__ import annotations
@@ -150,9 +137,9 @@ def no_wraparound(dispatcher):
     """Mark the njit function ``dispatcher`` (returned) to index its arrays without wrapping
     negative indices, like Cython's ``wraparound=False``; an index below zero then reaches
     outside the array. The mark is by qualified name: it holds for every compilation of that
-    Python function. For kernels whose every index is non-negative by construction: the fused
-    engine's, for 10 % less time per deal (docs/design.md, "Sixth pass"). Compile it with
-    ``boundscheck=True`` to check that no index is negative (tests/test_fused.py does)."""
+    Python function. For kernels whose every index is non-negative by construction, such as
+    the fused engine's hot loop. Compile it with ``boundscheck=True`` to check that no index is
+    negative (tests/test_fused.py does)."""
     global _NO_WRAPAROUND
     py_func = dispatcher.py_func
     name = funcdesc.qualifying_prefix(py_func.__module__, py_func.__qualname__)
@@ -273,3 +260,64 @@ def _bit_intrinsic(name: str, doc: str):
 ctpop = _bit_intrinsic("ctpop", "Number of set bits.")
 cttz = _bit_intrinsic("cttz", "Number of trailing zero bits (the width on zero).")
 ctlz = _bit_intrinsic("ctlz", "Number of leading zero bits (the width on zero).")
+
+
+def _closure_token(value, seen: tuple = ()):
+    """A stable stand-in for a closure cell in numba's cache key: a jitted function by its
+    name, code and source file's digest (and its own closure, recursively), instead of the
+    pickle numba takes, which holds a random id per process."""
+    from numba.core.dispatcher import Dispatcher
+
+    if isinstance(value, Dispatcher):
+        func = value.py_func
+        if id(func) in seen:
+            return ("recursive", func.__qualname__)
+        cells = tuple(
+            _closure_token(c.cell_contents, (*seen, id(func))) for c in func.__closure__ or ()
+        )
+        source = _file_digest(func.__code__.co_filename)
+        return ("jit", func.__module__, func.__qualname__, func.__code__.co_code, source, cells)
+    if isinstance(value, tuple | list):
+        return tuple(_closure_token(v, seen) for v in value)
+    return value
+
+
+@functools.cache
+def _file_digest(path: str) -> str:
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return ""
+
+
+def _key_closures_by_their_functions() -> None:
+    """Make numba's cache key of a closure stable across processes.
+
+    numba keys a cached closure by the pickle of its cells; a cell holding a jitted function
+    pickles with an id drawn anew in every process, so a kernel built by a factory over
+    functions (the fused engine's kernel per lineup of policies) would never be found in the
+    cache. Here such cells are keyed by :func:`_closure_token` instead: by what the functions
+    are, including their source file, so an edit of a policy outside this package recompiles
+    the kernels that inline it."""
+    import pickle
+
+    from numba.core import caching
+
+    index_key = caching.Cache._index_key
+    if getattr(index_key, "_keys_closures", False):
+        return
+
+    def _index_key(self, sig, codegen):
+        func = self._py_func
+        if func.__closure__ is None:
+            return index_key(self, sig, codegen)
+        cells = pickle.dumps(_closure_token(tuple(c.cell_contents for c in func.__closure__)))
+        code = hashlib.sha256(func.__code__.co_code).hexdigest()
+        return (sig, codegen.magic_tuple(), (code, hashlib.sha256(cells).hexdigest()))
+
+    _index_key._keys_closures = True  # type: ignore[attr-defined]
+    caching.Cache._index_key = _index_key
+
+
+_key_closures_by_their_functions()

@@ -6,7 +6,7 @@
 
 It plays the player on real deals and raises :class:`PlayerCheckError` (an ``AssertionError``,
 so it reads well in pytest) with a one-paragraph message on the first failure; otherwise it
-returns a :class:`CheckReport`. The contract it checks is the one of ``players/base.py``
+returns a :class:`CheckReport`. The contract it checks is the one of ``scopa_sim/contract.py``
 (explained for authors in docs/players.md):
 
 1. **a frozen dataclass Player**: an instance of :class:`~scopa_sim.players.Player` whose fields
@@ -27,7 +27,7 @@ returns a :class:`CheckReport`. The contract it checks is the one of ``players/b
    table, the plays before, the scores, its side) is the same. Skipped for a player that
    declares ``sees_hidden_cards = True`` (an upper bound such as a cheater, which the engine
    hands the hidden cards; the report says so);
-6. **a fused row policy agrees with act**: a player that declares ``fused_code`` plays the
+6. **a fused row policy agrees with act**: a player that declares a ``fused_policy`` plays the
    same runs on the engine's default (fused) path as on the lockstep path that calls ``act``;
 7. **the optional evaluation** ``explain(obs, legal[, rng]) -> float[B, A]``
    (:data:`EXPLAIN_PROTOCOL`), when the player has one: the shape of ``legal.card``, a float
@@ -61,14 +61,13 @@ import inspect
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
 from typing import ClassVar
 
 import numpy as np
 
 from scopa_sim import api, seeding
+from scopa_sim.contract import EXPLAIN_PROTOCOL, LegalActions, Observation, Player, explain_values
 from scopa_sim.engine import batch as engine
-from scopa_sim.players import LegalActions, Observation, Player
 from scopa_sim.players import player as player_of_spec
 from scopa_sim.rules import PRESETS, Variant, parse_variant, variant
 
@@ -79,54 +78,6 @@ __all__ = [
     "check_player",
     "explain_values",
 ]
-
-#: The optional evaluation protocol. A player may define
-#: ``explain(self, obs: Observation, legal: LegalActions) -> np.ndarray`` returning, per row and
-#: slot (``float[B, A]``, the shape of ``legal.card``), its own evaluation of each legal action:
-#: higher is better, in units the player documents (points, a probability, a search value);
-#: padding slots may hold anything (NaN or -inf is usual). A player whose evaluation draws random
-#: numbers (a sampling search) takes a third argument, ``explain(obs, legal, rng)``, and is
-#: handed a fresh generator of the same decision points: the numbers ``act`` got there, so it
-#: explains the values it chose by. ``act`` need not be its argmax (a player that plays at random
-#: may explain with its probabilities). ``scopa-sim replay --html`` shows it beside every legal
-#: action (through :func:`explain_values`), and :func:`check_player` checks its shape, that legal
-#: slots are finite, and its batch independence.
-EXPLAIN_PROTOCOL = "explain(obs, legal[, rng]) -> float[B, A]"
-
-
-def explain_values(player, obs: Observation, legal: LegalActions, rng=None) -> np.ndarray | None:
-    """``player.explain`` of a batch of decision points by the protocol above, or None for a
-    player without one. ``rng`` is the decision points' ``DecisionRandom`` (fresh: nothing
-    drawn yet), handed to an ``explain`` that takes it; without it such a player gives None."""
-    explain = getattr(player, "explain", None)
-    if not callable(explain):
-        return None
-    if not _takes_rng(explain):
-        return explain(obs, legal)
-    return None if rng is None else explain(obs, legal, rng)
-
-
-def _takes_rng(method) -> bool:
-    func, owner = getattr(method, "__func__", None), getattr(method, "__self__", None)
-    if func is not None and owner is not None:  # a bound method: its function's answer, kept
-        return _bound_takes_rng(func)
-    return _signature_takes_rng(method)
-
-
-def _signature_takes_rng(method, skip: int = 0) -> bool:
-    try:
-        parameters = list(inspect.signature(method).parameters.values())[skip:]
-    except (TypeError, ValueError):
-        return False
-    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    return len(positional) >= 3 or any(p.name == "rng" for p in parameters)
-
-
-@cache
-def _bound_takes_rng(func) -> bool:
-    """``_takes_rng`` of a method bound to ``func`` (its first parameter is the instance)."""
-    return _signature_takes_rng(func, skip=1)
-
 
 #: Option sets every preset is checked with by default.
 DEFAULT_OPTIONS: tuple[dict[str, object], ...] = ({}, {"forced_capture": True})
@@ -437,7 +388,7 @@ def _first_difference(a, b) -> str | None:
 
 def _has_fused_path(p: Player) -> bool:
     return (
-        getattr(p, "fused_code", None) is not None
+        getattr(p, "fused_policy", None) is not None
         and "path" in inspect.signature(api.play_deals).parameters
     )
 
@@ -459,10 +410,10 @@ def _check_runs(p, probe, v: Variant, deals: int, seed: int, label: str, totals:
         differ = _first_difference(whole, checked)
         if differ and _has_fused_path(p):
             raise PlayerCheckError(
-                f"{label}: its fused row policy (fused_code {p.fused_code}) does not choose what "
+                f"{label}: its fused row policy ({p.fused_policy.name}) does not choose what "
                 f"act chooses: {where}, {deals} deals on the fused path and on the lockstep path "
-                f"differ first in {differ}. Set fused_code = None on a player whose act differs "
-                "from the policy it inherits (players/base.py)"
+                f"differ first in {differ}. Set fused_policy = None on a player whose act differs "
+                "from the policy it inherits (scopa_sim/contract.py)"
             )
         if differ:
             raise PlayerCheckError(

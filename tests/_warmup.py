@@ -32,9 +32,8 @@ def lockstep() -> None:
     """The lockstep engine with every compiled player's batch kernel, and the example players."""
     from scopa_sim import api
 
-    # First the fused kernels compiled for one policy alone (fused.kernel_for; the other part
-    # compiles the general one): the search part, started when that part ends, rolls out on
-    # the greedy one.
+    # First the fused kernels of one policy alone: the search part, started when this part
+    # ends, rolls out on the greedy one.
     for name in ("greedy", "random"):
         api.play_deals("classic", [name, name], deals=16, seed=0, path="fused")
     for name in COMPILED:
@@ -51,15 +50,39 @@ def search() -> None:
     api.play_deals("classic", ["pimc:samples=2:endgame=4", "cheater"], deals=4, seed=0)
 
 
+def every_policy_kernel(checked: bool = False):
+    """``(lineup_policies, kernel_for)`` stand-ins for ``engine.fused`` that play any lineup of
+    the built-in compiled players on one kernel over all their policies (``checked``: with
+    bounds checking), each side's slot taken among all of them."""
+    import numpy as np
+
+    from scopa_sim.engine import fused
+    from scopa_sim.players.compiled import COMPILED
+
+    every = tuple(sorted((p.fused_policy for p in COMPILED.values()), key=lambda q: q.name))
+    kernel = fused.kernel_for(every, checked)
+    own = fused.lineup_policies
+
+    def lineup_policies(variant, players):
+        _, _, params, values = own(variant, players)
+        slots = np.array([every.index(p.fused_policy) for p in players], np.int64)
+        return every, slots, params, values
+
+    return lineup_policies, lambda policies: kernel
+
+
 def checked() -> None:
-    """The fused engine's general kernel compiled with bounds checking (tests/test_fused.py)."""
+    """The kernel over every policy compiled with bounds checking (tests/test_fused.py)."""
     from unittest import mock
 
     from scopa_sim import api
-    from scopa_sim.engine import fused as engine
+    from scopa_sim.engine import fused
 
-    kernel = engine._kernel(engine.GENERAL, checked=True)
-    with mock.patch.object(engine, "kernel_for", lambda codes, forced: kernel):
+    lineup_policies, kernel_for = every_policy_kernel(checked=True)
+    with (
+        mock.patch.object(fused, "lineup_policies", lineup_policies),
+        mock.patch.object(fused, "kernel_for", kernel_for),
+    ):
         api.play_deals("classic", ["random", "greedy"], deals=16, seed=0)
 
 

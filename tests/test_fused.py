@@ -7,9 +7,10 @@ greedy, each of defensive, memory and chitarrella against itself, and the three 
 other (with greedy where there are four sides), in deals mode and in games mode, and the fused
 path the same for two batch sizes.
 ``play_from_states`` continues a lockstep deal from its state at play k to the same end; rows
-too wide for the kernel's scratch are replayed to the same result; the general kernel compiled
-with bounds checking plays all of that to the same outcomes (the kernels index without
-wraparound); the path argument dispatches and refuses what it cannot do.
+too wide for the kernel's scratch are replayed to the same result; a kernel over every policy,
+compiled with bounds checking, plays all of that to the same outcomes (the kernels index without
+wraparound); a kernel is compiled per set of policies; the path argument dispatches and refuses
+what it cannot do.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from scopa_sim.engine import batch as engine
 from scopa_sim.engine import fused, kernels, scoring
 from scopa_sim.players import PLAYERS, Player, player, tactics
 from scopa_sim.rules import PRESETS, variant
+from tests._warmup import every_policy_kernel
 
 DEALS = 1_000  # per lineup and configuration (halved for the card-counting players)
 GAMES = 100
@@ -202,20 +204,26 @@ def test_rows_wider_than_the_scratch_are_replayed(monkeypatch):
 
 def test_every_index_of_the_fused_kernel_is_in_bounds(monkeypatch):
     """The kernels index without wrapping negative indices (``jit.no_wraparound``), so an index
-    out of bounds would read or write outside an array without a word. The general kernel,
-    compiled with bounds checking, plays every configuration above (every policy; deals and
-    games; from packs, from mid-deal states, and rows replayed with a larger scratch) without
-    an IndexError and to the same outcomes."""
-    checked = fused._kernel(fused.GENERAL, checked=True)
-    unchecked = fused.kernel_for
+    out of bounds would read or write outside an array without a word. One kernel over every
+    built-in policy, compiled with bounds checking, plays every configuration above (every
+    policy; deals and games; from packs, from mid-deal states, and rows replayed with a larger
+    scratch) without an IndexError and to the same outcomes as each lineup's own kernel, which
+    also shows that a kernel's dispatch among its policies changes nothing."""
+    unchecked = (fused.lineup_policies, fused.kernel_for)
+
+    def use(which):
+        monkeypatch.setattr(fused, "lineup_policies", which[0])
+        monkeypatch.setattr(fused, "kernel_for", which[1])
+
+    checked = every_policy_kernel(checked=True)
     for config in CONFIGS:
         rules = variant(config[0], **config[1])
         for names in (("random",), ("greedy", "random"), LINEUPS["mixed"]):
             players = lineup(rules, names)
-            monkeypatch.setattr(fused, "kernel_for", unchecked)
+            use(unchecked)
             want = engine.play_deals(rules, players, 5, range(120), 60, path="fused")
             games = engine.play_games(rules, players, 5, range(12), 12, path="fused")
-            monkeypatch.setattr(fused, "kernel_for", lambda codes, forced: checked)
+            use(checked)
             assert_same(engine.play_deals(rules, players, 5, range(120), 60, path="fused"), want)
             assert_same(engine.play_games(rules, players, 5, range(12), 12, path="fused"), games)
     for case in STATE_CASES:
@@ -229,9 +237,9 @@ def test_every_index_of_the_fused_kernel_is_in_bounds(monkeypatch):
         np.testing.assert_array_equal(end.stopped_by, record.stopped_by[live])
     rules = variant("scopone", forced_capture=False)
     players = lineup(rules, ("chitarrella", "greedy"))
-    monkeypatch.setattr(fused, "kernel_for", unchecked)
+    use(unchecked)
     want = engine.play_deals(rules, players, 3, range(100), 100, path="fused")
-    monkeypatch.setattr(fused, "kernel_for", lambda codes, forced: checked)
+    use(checked)
     monkeypatch.setattr(fused, "_SCRATCH", 2)
     assert_same(engine.play_deals(rules, players, 3, range(100), 100, path="fused"), want)
 
@@ -264,46 +272,34 @@ def test_path_dispatch():
         fused.play_from_states(rules, compiled, dataclasses.replace(state, hands=state.hands * 0))
     # "auto" with a Python player is the lockstep path, and plays.
     assert len(api.play_deals(rules, mixed, deals=50, seed=1)) == 50
-    # Objects that are not Player subclasses (no fused_code at all) are fine on auto.
+    # Objects that are not Player subclasses (no fused_policy at all) are fine on auto.
     assert not fused.fusable([object()])
 
 
-@pytest.mark.parametrize(
-    "config, names, kernel",
-    [
-        (("classic", {}), ("random",), fused.RANDOM_ONLY),
-        (("classic", {"forced_capture": True}), ("random",), fused.GENERAL),
-        (("scopone", {}), ("greedy",), fused.GREEDY_ONLY),
-        (("escoba", {"forced_capture": True}), ("greedy",), fused.GREEDY_ONLY),
-        (("classic", {}), ("random", "greedy"), fused.GENERAL),
-        (("classic", {}), ("memory",), fused.GENERAL),
-    ],
-    ids=lambda x: x if isinstance(x, int) else None,
-)
-def test_a_lineup_of_one_fast_policy_gets_its_own_kernel_and_the_same_deals(
-    monkeypatch, config, names, kernel
-):
-    """``kernel_for`` picks the kernel compiled for random or greedy alone when every side
-    plays it (random without forced capture only), the general kernel otherwise; the general
-    kernel plays the same deals, to the bit."""
-    rules = variant(config[0], **config[1])
-    players = lineup(rules, names)
-    codes, _, _ = fused.policies(rules, players)
-    assert fused.kernel_for(codes, rules.forced_capture) is fused._KERNELS[kernel]
-    chosen = engine.play_deals(rules, players, 7, range(300), 128, path="fused")
-    monkeypatch.setattr(fused, "kernel_for", lambda codes, forced: fused._KERNELS[fused.GENERAL])
-    assert_same(engine.play_deals(rules, players, 7, range(300), 128, path="fused"), chosen)
+def test_a_kernel_is_compiled_per_set_of_policies_whoever_sits_where():
+    """``kernel_for`` is a factory over the lineup's distinct policies: one kernel (the same
+    object) for one set of policies in any seating, named after them (its cache file), another
+    for another set; a side's slot picks its policy among them."""
+    rules = variant("classic-3p")
+    one, slots_one, _, _ = fused.lineup_policies(rules, lineup(rules, ("random", "greedy")))
+    two, slots_two, _, _ = fused.lineup_policies(rules, lineup(rules, ("greedy", "random")))
+    assert one == two and [p.name for p in one] == ["greedy", "random"]
+    assert slots_one.tolist() == [1, 0, 1] and slots_two.tolist() == [0, 1, 0]
+    assert fused.kernel_for(one) is fused.kernel_for(two)
+    assert fused.kernel_for(one).py_func.__qualname__.endswith("play_greedy_random")
+    alone, slots, _, _ = fused.lineup_policies(rules, lineup(rules, ("memory",)))
+    assert [p.name for p in alone] == ["memory"] and slots.tolist() == [0, 0, 0]
+    assert fused.kernel_for(alone) is not fused.kernel_for(one)
 
 
-def test_fused_codes_are_distinct():
-    """Each registered player with a fused row policy has a code of its own (the heuristic
-    players 2, 3 and 4), its parameters fill the kernel's int64 and float64 vectors, and the
-    kernel's rank masks are those act uses."""
-    codes = [p.fused_code for p in PLAYERS.values() if p.fused_code is not None]
-    assert len(codes) == len(set(codes))
-    assert {player(n).fused_code for n in ("defensive", "memory", "chitarrella")} == {2, 3, 4}
+def test_fused_policies_are_distinct_and_their_numbers_fill_the_kernel_vectors():
+    """Each registered player with a fused row policy has a policy of its own name, its
+    parameters fill the kernel's int64 and float64 vectors, and the kernel's rank masks are
+    those act uses."""
+    policies = [p.fused_policy for p in PLAYERS.values() if p.fused_policy is not None]
+    assert len({p.name for p in policies}) == len(policies) == 5
     rules = variant("scopone")
-    codes, params, values = fused.policies(rules, lineup(rules, LINEUPS["mixed"]))
+    _, _, params, values = fused.lineup_policies(rules, lineup(rules, LINEUPS["mixed"]))
     assert params.dtype == np.int64 and values.dtype == np.float64
     assert values.shape[1] >= rules.pack.n_cards
     # The kernel's rank masks are the ones act hands the players (tactics.rank_masks).

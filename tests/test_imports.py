@@ -1,7 +1,8 @@
-"""Imports run one way, down the data flow (docs: rules -> engine -> players -> runner/api ->
-storage -> analyses/reporting): no module of scopa_sim imports one that imports it back, however
-long the loop and whether the import is at module level or inside a function (a lazy import
-hides a cycle from Python, not from the design).
+"""Imports run one way, down the layers of :data:`LAYERS` (the data flow: rules -> engine ->
+players -> api -> runner -> studies -> cli): no module of scopa_sim imports one of a higher
+layer, none imports one that imports it back, however long the loop, and the engine never
+imports the players; at module level or inside a function alike (a lazy import hides a cycle
+from Python, not from the design).
 
 The graph is built from the source with ``ast``: every ``import`` and ``from ... import`` of a
 scopa_sim module anywhere in a file; ``from package import name`` counts as an import of the
@@ -146,3 +147,84 @@ def test_scopa_sim_has_no_import_cycle():
     loops = [c for c in strongly_connected(graph) if len(c) > 1]
     described = [" -> ".join(a_cycle(graph, c)) + f" (loop of {len(c)}: {c})" for c in loops]
     assert not loops, "import cycles:\n" + "\n".join(described)
+
+
+#: The layers of the package, low to high: a module may import its own layer and the layers below
+#: it, never one above (lazy imports inside functions included). This is the one statement of
+#: the order; docs/design.md explains it. A module belongs to the layer of its longest prefix.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("scopa_sim", "scopa_sim.cards", "scopa_sim.registry"),  # __init__: the version only
+    ("scopa_sim.rules",),
+    ("scopa_sim.jit", "scopa_sim.seeding", "scopa_sim.stats", "scopa_sim.text"),
+    ("scopa_sim.contract",),
+    ("scopa_sim.engine",),
+    ("scopa_sim.players",),
+    ("scopa_sim.storage", "scopa_sim.lineup"),
+    ("scopa_sim.api",),
+    ("scopa_sim.testing",),
+    ("scopa_sim.reporting",),
+    ("scopa_sim.runner",),
+    (
+        "scopa_sim.compare",
+        "scopa_sim.compare_page",
+        "scopa_sim.planning",
+        "scopa_sim.interventions",
+        "scopa_sim.tournament",
+    ),
+    ("scopa_sim.cli", "scopa_sim.launch", "scopa_sim.__main__", "scopa_sim.bench"),
+)
+
+
+def layer_of(module: str) -> int:
+    """The index in :data:`LAYERS` of the module's longest matching prefix."""
+    best, found = -1, None
+    for index, names in enumerate(LAYERS):
+        for name in names:
+            if (module == name or module.startswith(name + ".")) and len(name) > best:
+                best, found = len(name), index
+    if found is None:
+        raise AssertionError(f"{module} is in no layer: add it to LAYERS in {__file__}")
+    return found
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Every import of a module from a higher layer, as ``a (layer i) -> b (layer j)``."""
+    return [
+        f"{a} (layer {layer_of(a)}) -> {b} (layer {layer_of(b)})"
+        for a in sorted(graph)
+        for b in sorted(graph[a])
+        if layer_of(b) > layer_of(a)
+    ]
+
+
+def test_the_layer_check_catches_an_upward_import(tmp_path):
+    pkg = tmp_path / "scopa_sim"
+    (pkg / "engine").mkdir(parents=True)
+    (pkg / "players").mkdir()
+    for path in ("__init__.py", "engine/__init__.py", "players/__init__.py"):
+        (pkg / path).write_text("")
+    (pkg / "engine" / "fast.py").write_text("def f():\n    from scopa_sim.players import greedy\n")
+    (pkg / "players" / "greedy.py").write_text("from scopa_sim.engine import fast\n")
+    graph = import_graph(pkg)
+    assert upward_imports(graph) == [
+        "scopa_sim.engine.fast (layer 4) -> scopa_sim.players.greedy (layer 5)"
+    ]
+
+
+def test_every_module_is_in_a_layer_and_imports_only_down_the_layers():
+    graph = import_graph()
+    problems = upward_imports(graph)
+    assert not problems, "imports up the layers:\n" + "\n".join(problems)
+
+
+def test_the_engine_does_not_import_the_players():
+    """The engine knows no player: a compiled player hands it its own row policy."""
+    graph = import_graph()
+    found = [
+        f"{a} -> {b}"
+        for a in sorted(graph)
+        if a.startswith("scopa_sim.engine")
+        for b in sorted(graph[a])
+        if b.startswith("scopa_sim.players")
+    ]
+    assert not found, found

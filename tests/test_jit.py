@@ -1,10 +1,12 @@
 """numba as scopa_sim/jit.py sets it up: the cache is stamped with the whole package (a kernel
 that inlines a function of another module must not load stale machine code after that module
-changes), inlining copies each callee once, and a kernel marked ``no_wraparound`` indexes
-without wrapping negative indices while every other function keeps Python's indexing."""
+changes), a kernel made by a factory over functions is found in the cache by the next process,
+inlining copies each callee once, and a kernel marked ``no_wraparound`` indexes without
+wrapping negative indices while every other function keeps Python's indexing."""
 
 from __future__ import annotations
 
+import os
 import pickle
 import subprocess
 import sys
@@ -16,6 +18,7 @@ from numba.core import caching
 
 from scopa_sim import jit, seeding
 from scopa_sim.engine import fused, kernels
+from scopa_sim.players import player
 
 
 def _locator():
@@ -44,7 +47,8 @@ def test_the_stamp_changes_with_any_source_of_the_package(tmp_path):
 
 def test_package_functions_are_stamped_with_the_package_and_others_are_not():
     locator = _locator()
-    for dispatcher in (fused._play, kernels.legal_actions_into, seeding._shuffle):
+    kernel = fused.kernel_for((player("greedy").fused_policy,))
+    for dispatcher in (kernel, kernels.legal_actions_into, seeding._shuffle):
         py_func = dispatcher.py_func
         found = locator.from_function(py_func, py_func.__code__.co_filename)
         assert found is not None
@@ -129,12 +133,67 @@ def test_nested_inlined_functions_compute_what_python_does():
 
 
 def test_each_fused_kernel_has_a_cache_index_of_its_own():
-    """The fused kernels, closures of one function, are cached under names of their own
-    (``fused._kernel``): processes compiling two of them at once cannot drop each other's
-    entry from a shared index."""
-    indexes = {k._cache._cache_file._index_path for k in fused._KERNELS.values()}
-    assert len(indexes) == len(fused._KERNELS) == 3
+    """The fused kernels, closures of one factory (``fused.kernel_for``), are cached under names
+    of their own: processes compiling two of them at once cannot drop each other's entry from a
+    shared index."""
+    policies = [player(n).fused_policy for n in ("random", "greedy", "memory")]
+    lineups = [(policies[0],), (policies[1],), (policies[1], policies[0]), (policies[2],)]
+    indexes = {fused.kernel_for(p)._cache._cache_file._index_path for p in lineups}
+    assert len(indexes) == len(lineups)
     assert all(Path(p).parent.name == "__pycache__" for p in indexes)
+
+
+_POLICY = """
+from numba import njit
+
+@njit(inline="always")
+def policy(x):
+    return x + {step}
+"""
+
+_FACTORY = """
+import sys
+import numpy as np
+from numba import njit
+import scopa_sim.jit  # the closure keys
+from policy import policy
+
+def factory(fn):
+    def kernel(xs):
+        out = np.empty_like(xs)
+        for i in range(len(xs)):
+            out[i] = fn(xs[i])
+        return out
+    return njit(cache=True)(kernel)
+
+k = factory(policy)
+print(k(np.arange(3))[-1], sum(k.stats.cache_hits.values()))
+"""
+
+
+def test_a_kernel_made_by_a_factory_over_functions_is_found_in_the_cache_until_they_change(
+    tmp_path,
+):
+    """numba keys a cached closure by the pickle of its cells, and a jitted function pickles with
+    an id drawn anew in each process; keyed by what the function is instead
+    (``jit._key_closures_by_their_functions``), a second process loads the kernel from the cache,
+    and an edit of the function's file compiles it again."""
+    (tmp_path / "policy.py").write_text(_POLICY.format(step=1))
+    (tmp_path / "factory.py").write_text(_FACTORY)
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), str(Path(jit.__file__).parents[1])])
+
+    def run():
+        done = subprocess.run(
+            [sys.executable, "factory.py"], cwd=tmp_path, env=env, capture_output=True,
+            text=True, check=True,
+        )  # fmt: skip
+        return done.stdout.split()
+
+    assert run() == ["3", "0"]  # compiled
+    assert run() == ["3", "1"]  # from the cache
+    (tmp_path / "policy.py").write_text(_POLICY.format(step=2))
+    assert run() == ["4", "0"]  # the policy changed: compiled again
 
 
 def _at(a, i):

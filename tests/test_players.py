@@ -60,7 +60,7 @@ def budget(name: str, fused: int, lockstep: int, search: int) -> int:
     thousands of rollouts per decision."""
     if name in SEARCH:
         return search
-    return fused if PLAYERS[name].fused_code is not None else lockstep
+    return fused if PLAYERS[name].fused_policy is not None else lockstep
 
 
 def conformance_player(name: str) -> Player:
@@ -268,7 +268,7 @@ def test_every_player_keeps_the_contract_on_every_preset(who, name, label):
     assert report.blind == (who not in SEEING)
     assert report.pairs > 0 or who in SEEING
     assert report.explain == callable(getattr(p, "explain", None))
-    assert report.fused == (p.fused_code is not None)
+    assert report.fused == (p.fused_policy is not None)
     assert report.decisions > 0 and report.deals > 0
 
 

@@ -13,8 +13,9 @@ from itertools import combinations_with_replacement
 import numpy as np
 import pytest
 
-from scopa_sim.engine import kernels, tables
+from scopa_sim.engine import kernels
 from scopa_sim.rules import variant
+from tests.support import numpy_legal_actions as tables
 
 OPTIONS = {
     "default": {},

@@ -193,7 +193,7 @@ class Raises(Player):
 
 @dataclass(frozen=True)
 class LaysHighest(GreedyPlayer):
-    """Changes greedy's act but keeps its fused_code: the fused engine would still play greedy."""
+    """Changes greedy's act but keeps its fused_policy: the fused engine would still play greedy."""
 
     name = "lays-highest"
 
@@ -250,7 +250,7 @@ def test_players_that_break_the_contract_fail_with_the_rule_they_break(cheat, me
 
 
 def test_a_fused_policy_that_disagrees_with_act_fails():
-    if not LaysHighest().fused_code or "path" not in inspect.signature(api.play_deals).parameters:
+    if not LaysHighest().fused_policy or "path" not in inspect.signature(api.play_deals).parameters:
         pytest.skip("this engine has no fused path")
     with pytest.raises(PlayerCheckError, match=r"fused row policy .* does not choose what act"):
         check_player(LaysHighest(), FEW, deals=16)

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from scopa_sim import seeding
+from scopa_sim.contract import LegalActions, Observation, Player
 from scopa_sim.engine import kernels, scoring
 from scopa_sim.engine.deals import (  # the shared data and helpers, re-exported
     DealBatch,
@@ -29,7 +30,6 @@ from scopa_sim.engine.deals import (  # the shared data and helpers, re-exported
 )
 from scopa_sim.engine.outcomes import DealOutcomes
 from scopa_sim.jit import njit
-from scopa_sim.players.base import LegalActions, Observation, Player
 from scopa_sim.rules import CATEGORIES, FirstDealer, Variant
 
 _ONE = np.uint64(1)
@@ -321,7 +321,7 @@ PATHS = ("auto", "fused", "lockstep")
 def batch_player(players: Sequence[Player], path: str):
     """The function that plays one batch on ``path``: "lockstep" (:func:`play_batch`, any
     players), "fused" (``fused.play_batch``: whole deals compiled, for players that all have a
-    fused row policy, ``Player.fused_code``) or "auto" (fused when every player has one). Both
+    fused row policy, ``Player.fused_policy``) or "auto" (fused when every player has one). Both
     give identical outcomes."""
     from scopa_sim.engine import fused
 

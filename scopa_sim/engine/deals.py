@@ -11,14 +11,11 @@ import functools
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
+from scopa_sim.contract import LegalActions, Player
 from scopa_sim.rules import Variant
-
-if TYPE_CHECKING:  # types only: importing the players package here would load pimc mid-import
-    from scopa_sim.players.base import LegalActions, Player
 
 
 @dataclass(frozen=True)

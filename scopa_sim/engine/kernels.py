@@ -24,7 +24,7 @@ from scopa_sim.rules import Capture, Variant
 
 
 @njit(cache=True, nogil=True)
-def _popcount(x):
+def popcount(x):
     """Number of cards in a mask."""
     return _ctpop(x)
 
@@ -86,7 +86,7 @@ _MAX_DEPTH = 16
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _rank_major(cards, ranks, spread):
+def rank_major(cards, ranks, spread):
     """``cards`` with card ``(rank r, suit s)`` moved to bit ``4 * (r - 1) + s``, so that the
     lowest bits come in (rank, suit) order; ``spread`` is :func:`_spreads` of the pack."""
     low = (np.uint64(1) << np.uint64(ranks)) - np.uint64(1)
@@ -101,7 +101,7 @@ def _rank_major(cards, ranks, spread):
 
 @njit(cache=True, nogil=True, inline="always")
 def rank_major_bit(c, ranks):
-    """Card ``c`` (rank ``r``, suit ``s``) as its :func:`_rank_major` bit, ``4 * (r - 1) + s``,
+    """Card ``c`` (rank ``r``, suit ``s``) as its :func:`rank_major` bit, ``4 * (r - 1) + s``,
     dividing by a constant for the two packs (see :func:`card_rank`)."""
     if ranks == 10:
         return np.uint64(1) << np.uint64(4 * (c % 10) + c // 10)
@@ -116,7 +116,7 @@ def _sum_captures(
     st_rem, st_left, st_set,
 ):  # fmt: skip
     """Append card ``c``'s captures of the sets of ``cands`` (table cards in rank-major bits,
-    :func:`_rank_major`) summing to ``target`` from slot ``n``; return the new count.
+    :func:`rank_major`) summing to ``target`` from slot ``n``; return the new count.
 
     Depth-first in (rank, suit) order: each card is taken (then only later cards that still fit
     are tried with it) or passed over, so sets come out in lexicographic order of their cards.
@@ -160,7 +160,7 @@ def _sum_captures(
     if fewest and n > first and n <= cap:
         kept = first
         for k in range(first, n):
-            if _popcount(out_capture[b, k]) == fewest_size:
+            if popcount(out_capture[b, k]) == fewest_size:
                 out_card[b, kept] = out_card[b, k]
                 out_capture[b, kept] = out_capture[b, k]
                 kept += 1
@@ -183,14 +183,14 @@ def _put(c, taken, group, out_card, out_capture, out_group, b, cap, n):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _card_captures(
+def card_captures(
     c, v, table, table_rm, ranks, rank_mask, rule, fewest, out_card, out_capture, out_group,
     b, cap, n, group, st_rem, st_left, st_set,
 ):  # fmt: skip
     """Append the captures card ``c`` (of rank ``v``) can make from ``table`` (``table_rm``:
-    the same cards by :func:`_rank_major`) from slot ``n``, all in group ``group``; return the
+    the same cards by :func:`rank_major`) from slot ``n``, all in group ``group``; return the
     new count (unchanged when the card captures nothing). ``fewest`` applies; ``forced`` is a
-    matter of the whole row (:func:`_row_actions`)."""
+    matter of the whole row (:func:`row_actions`)."""
     one = np.uint64(1)
     if rule == FIFTEEN:
         # Escoba: any set of one or more table cards making 15 with the played card.
@@ -259,7 +259,7 @@ def _card_captures(
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _row_actions(
+def row_actions(
     hand, table, ranks, rank_mask, rank_of, spread, rule, fewest, forced, out_card,
     out_capture, out_group, b, cap, st_rem, st_left, st_set,
 ):  # fmt: skip
@@ -269,18 +269,18 @@ def _row_actions(
     room for the largest row. ``out_group`` numbers the playable cards of the row 0, 1, ...
     in card id order. ``rank_of[c]`` is card ``c``'s rank, ``spread`` :func:`_spreads`.
     """
-    return _row_actions_rm(
-        hand, table, _rank_major(table, ranks, spread), ranks, rank_mask, rank_of, rule, fewest,
+    return row_actions_rm(
+        hand, table, rank_major(table, ranks, spread), ranks, rank_mask, rank_of, rule, fewest,
         forced, out_card, out_capture, out_group, b, cap, st_rem, st_left, st_set,
     )  # fmt: skip
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _row_actions_rm(
+def row_actions_rm(
     hand, table, table_rm, ranks, rank_mask, rank_of, rule, fewest, forced, out_card,
     out_capture, out_group, b, cap, st_rem, st_left, st_set,
 ):  # fmt: skip
-    """:func:`_row_actions` for a caller that keeps the table's :func:`_rank_major` form
+    """:func:`row_actions` for a caller that keeps the table's :func:`rank_major` form
     ``table_rm`` up to date itself (the fused engine, one card at a time)."""
     one = np.uint64(1)
     n = 0
@@ -291,7 +291,7 @@ def _row_actions_rm(
         c = lowest_card(rest_hand)
         rest_hand &= rest_hand - one
         first = n
-        n = _card_captures(
+        n = card_captures(
             c, rank_of[c], table, table_rm, ranks, rank_mask, rule, fewest, out_card,
             out_capture, out_group, b, cap, n, group, st_rem, st_left, st_set,
         )  # fmt: skip
@@ -340,7 +340,7 @@ def legal_actions_into(
     top = 0
     for k in range(len(rows)):
         b = rows[k]
-        n = _row_actions(
+        n = row_actions(
             hands[b], tables[b], ranks, rank_mask, rank_of, spread, rule, fewest, forced,
             out_card, out_capture, out_group, b, cap, st_rem, st_left, st_set,
         )  # fmt: skip
@@ -377,7 +377,7 @@ def _ranks_of(ranks: int) -> np.ndarray:
 @functools.cache
 def _spreads(ranks: int) -> np.ndarray:
     """``[pattern]``: one suit's ``ranks``-bit pattern of ranks with rank ``r`` moved to bit
-    ``4 * (r - 1)`` (see :func:`_rank_major`)."""
+    ``4 * (r - 1)`` (see :func:`rank_major`)."""
     pattern = np.arange(1 << ranks, dtype=np.uint64)
     out = np.zeros(1 << ranks, np.uint64)
     for r in range(ranks):
@@ -395,7 +395,7 @@ def stack_scratch() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def row_tables(ranks: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The lookup tables :func:`_row_actions` takes: ``rank_mask``, ``rank_of``, ``spread``."""
+    """The lookup tables :func:`row_actions` takes: ``rank_mask``, ``rank_of``, ``spread``."""
     return _rank_masks(ranks), _ranks_of(ranks), _spreads(ranks)
 
 
@@ -491,3 +491,32 @@ def apply_actions(
             played, scopa_ok, ace_mask, ace_no_scopa,
         )  # fmt: skip
     return scopa
+
+
+@njit(cache=True, nogil=True, inline="always")
+def rank_sum(cards, ranks):
+    """Sum of the ranks (capture values) of a card mask."""
+    total = 0
+    rest = cards
+    while rest:
+        total += card_rank(lowest_card(rest), ranks)
+        rest &= rest - np.uint64(1)
+    return total
+
+
+@functools.cache
+def next_hand_sizes(variant: Variant) -> np.ndarray:
+    """Per play index: the number of cards the player of the *next* play holds when it comes
+    (0 after the deal's last play)."""
+    sizes = np.zeros(variant.plays, np.int64)
+    play = 0
+    rounds = [size for size in variant.hands]
+    for r, size in enumerate(rounds):
+        for q in range(size * variant.n_players):
+            nxt = q + 1
+            if nxt < size * variant.n_players:
+                sizes[play] = size - nxt // variant.n_players
+            elif r + 1 < len(rounds):
+                sizes[play] = rounds[r + 1]
+            play += 1
+    return sizes

@@ -13,7 +13,8 @@ import os
 import sys
 from importlib.metadata import entry_points
 
-from scopa_sim.players.base import LegalActions, Observation, Player
+from scopa_sim import registry
+from scopa_sim.contract import FusedPolicy, LegalActions, Observation, Player
 from scopa_sim.players.chitarrella import ChitarrellaPlayer
 from scopa_sim.players.compiled import COMPILED
 from scopa_sim.players.defensive import DefensivePlayer
@@ -23,10 +24,10 @@ from scopa_sim.players.pimc import CheaterPlayer, PimcPlayer
 from scopa_sim.players.random import RandomPlayer
 from scopa_sim.rules import RulesError
 
-#: The named players: the compiled ones, then the search players (which roll out with them).
+#: The named players (``registry.BUILTIN``): the compiled ones, then the search players.
 PLAYERS: dict[str, Player] = {
     **COMPILED,
-    **{p.name: p for p in (PimcPlayer(), CheaterPlayer())},
+    **{name: registry.load(path)() for name, path in registry.SEARCH.items()},
 }
 
 
@@ -131,6 +132,7 @@ __all__ = [
     "CheaterPlayer",
     "ChitarrellaPlayer",
     "DefensivePlayer",
+    "FusedPolicy",
     "GreedyPlayer",
     "LegalActions",
     "MemoryPlayer",

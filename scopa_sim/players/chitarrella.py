@@ -26,13 +26,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scopa_sim.engine.kernels import KernelRules, card_rank, lowest_card
+from scopa_sim.contract import FusedPolicy, LegalActions, Observation, Player
+from scopa_sim.engine.decisions import listing_policy
+from scopa_sim.engine.kernels import KernelRules, card_rank, lowest_card, next_hand_sizes
 from scopa_sim.jit import njit
-from scopa_sim.players.base import FUSED_CHITARRELLA, LegalActions, Observation, Player
 from scopa_sim.players.defensive import table_after
 from scopa_sim.players.greedy import card_weights
 from scopa_sim.players.tactics import (
-    next_hand_sizes,
     popcount,
     premium_cards,
     rank_masks,
@@ -126,6 +126,29 @@ def _chitarrella(
     return out
 
 
+@njit(cache=True, nogil=True, _nrt=False)
+def _chitarrella_choice(
+    count, params, values, hand, table, table_total, captured_any, played, dealer, next_cards,
+    next_scopa, scopa_ok, row_key, call_keys, ranks, rank_mask, rule, ace_mask, ace_no_scopa,
+    n_pack_cards, act_card, act_capture, act_group,
+):  # fmt: skip
+    """The fused row policy's choice: :func:`chitarrella_row`, compiled apart from the kernel;
+    ``params`` = capture weights, lay worths, the premium cards, whether R7 applies (+1 for
+    the dealer's team, -1 for the other)."""
+    n = n_pack_cards
+    full = (np.uint64(1) << np.uint64(n)) - np.uint64(1)
+    unseen = unseen_cards(full, hand, table, captured_any, played)
+    spariglio = params[2 * n + 1] * (1 if dealer else -1)
+    return chitarrella_row(
+        act_card, act_capture, count, 0, hand, table, unseen, next_cards, scopa_ok, spariglio,
+        ranks, rank_mask, rule, ace_mask, ace_no_scopa, params[:n], params[n : 2 * n],
+        np.uint64(params[2 * n]),
+    )  # fmt: skip
+
+
+chitarrella_decide = listing_policy(_chitarrella_choice)
+
+
 @dataclass(frozen=True)
 class ChitarrellaPlayer(Player):
     """The classic expert rules (Chitarrella, with Saracino's additions): primiera cards and the
@@ -134,7 +157,7 @@ class ChitarrellaPlayer(Player):
 
     name = "chitarrella"
     summary = "the classic expert rules: primiera cards, settebello, no scopa left, doubles"
-    fused_code = FUSED_CHITARRELLA  # chitarrella_row, in engine/fused.py too
+    fused_policy = FusedPolicy("chitarrella", chitarrella_decide)
 
     def fused_params(self, variant: Variant) -> np.ndarray:
         """``greedy.card_weights(variant)`` (the capture weights, then the lay worths, per card

@@ -12,14 +12,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scopa_sim.engine.kernels import KernelRules
+from scopa_sim.contract import FusedPolicy, LegalActions, Observation, Player
+from scopa_sim.engine.decisions import listing_policy
+from scopa_sim.engine.kernels import KernelRules, next_hand_sizes, rank_sum
 from scopa_sim.jit import njit
-from scopa_sim.players.base import FUSED_DEFENSIVE, LegalActions, Observation, Player
 from scopa_sim.players.greedy import action_key, card_weights
 from scopa_sim.players.tactics import (
-    next_hand_sizes,
     rank_masks,
-    rank_sum,
     sweepers,
     unseen_cards,
 )
@@ -80,6 +79,26 @@ def _defensive(
     return out
 
 
+@njit(cache=True, nogil=True, _nrt=False)
+def _defensive_choice(
+    count, params, values, hand, table, table_total, captured_any, played, dealer, next_cards,
+    next_scopa, scopa_ok, row_key, call_keys, ranks, rank_mask, rule, ace_mask, ace_no_scopa,
+    n_pack_cards, act_card, act_capture, act_group,
+):  # fmt: skip
+    """The fused row policy's choice: :func:`defensive_row`, compiled apart from the kernel (it
+    does real work per decision); ``params`` = capture weights, lay worths."""
+    n = n_pack_cards
+    full = (np.uint64(1) << np.uint64(n)) - np.uint64(1)
+    unseen = unseen_cards(full, hand, table, captured_any, played)
+    return defensive_row(
+        act_card, act_capture, count, 0, table, table_total, unseen, next_cards, ranks,
+        rank_mask, rule, ace_mask, ace_no_scopa, scopa_ok, params[:n], params[n : 2 * n],
+    )  # fmt: skip
+
+
+defensive_decide = listing_policy(_defensive_choice)
+
+
 @dataclass(frozen=True)
 class DefensivePlayer(Player):
     """Greedy, plus: never leave a table that the next player can sweep when another play
@@ -87,7 +106,7 @@ class DefensivePlayer(Player):
 
     name = "defensive"
     summary = "greedy, but never leaves a sweepable table when another play avoids it"
-    fused_code = FUSED_DEFENSIVE  # defensive_row, in engine/fused.py too
+    fused_policy = FusedPolicy("defensive", defensive_decide, tracks_table_total=True)
 
     def fused_params(self, variant: Variant) -> np.ndarray:
         """``greedy.card_weights(variant)``: the capture weights, then the lay worths, per card."""

@@ -8,17 +8,17 @@ from functools import cache
 import numpy as np
 
 from scopa_sim.cards import PRIMIERA_STANDARD
+from scopa_sim.contract import FusedPolicy, LegalActions, Observation, Player
 from scopa_sim.engine.kernels import (
     ACE_TAKES_ALL,
     FIFTEEN,
     KernelRules,
-    _card_captures,
+    card_captures,
     card_rank,
     lowest_card,
+    rank_sum,
 )
 from scopa_sim.jit import njit
-from scopa_sim.players.base import FUSED_GREEDY, LegalActions, Observation, Player
-from scopa_sim.players.tactics import rank_sum
 from scopa_sim.rules import Variant
 from scopa_sim.seeding import DecisionRandom
 
@@ -76,7 +76,7 @@ def action_key(
 ):  # fmt: skip
     """Greedy's key of one action: for a capture, its weight (higher is better, a scopa above
     all); for a lay, the card's worth plus a penalty when the table is left open to a sweep
-    (lower is better). ``table_total`` is the table's rank sum (``tactics.rank_sum``), the same
+    (lower is better). ``table_total`` is the table's rank sum (``kernels.rank_sum``), the same
     for every action of a decision point."""
     one = np.uint64(1)
     # A card id, unsigned: the compiler then knows it is not negative, which spares the sign
@@ -105,7 +105,7 @@ def greedy_row(
 ):  # fmt: skip
     """Row ``b``'s greedy choice among its ``count`` legal actions (slots of ``card``/``capture``
     row ``b``): the capture of highest key, else the lay of lowest key; ties to the lowest slot.
-    ``table_total`` is the table's rank sum (``tactics.rank_sum``), which the fused engine keeps
+    ``table_total`` is the table's rank sum (``kernels.rank_sum``), which the fused engine keeps
     up to date card by card rather than summing it at each decision. The lays are weighed only
     when there is no capture to take."""
     best_capture, best_capture_key = -1, -1
@@ -139,7 +139,7 @@ def greedy_pick(
 ):  # fmt: skip
     """:func:`greedy_row`'s choice as the fused engine makes it: ``(count, card, taken)``,
     listing and weighing the captures one card of ``hand`` at a time in scratch row 0 of
-    ``act_*`` (``kernels._card_captures``, the rule code every engine uses) rather than the
+    ``act_*`` (``kernels.card_captures``, the rule code every engine uses) rather than the
     whole decision point's legal actions first; a ``count`` above the scratch's width means a
     card's captures did not fit (card and taken are then meaningless).
 
@@ -147,13 +147,10 @@ def greedy_pick(
     actions list them, and the first of equal keys wins, so the best capture is the one of the
     lowest slot, as in ``greedy_row``; with no capture, every card is a lay. Forced capture
     (which only strikes out the lays when there is a capture) cannot change a choice that lays
-    only when there is none. Why: writing the decision point's actions out (card, capture,
-    group of each slot) and reading them back cost the greedy kernel 6 % of its time per deal
-    (medians of 10 and 12 alternated rounds, identical outcomes). Why ``act`` keeps
-    ``greedy_row``: the lockstep engine hands it the legal actions already listed, and listing
-    the captures again halved the lockstep path's greedy deals per second (122,000-134,000 ->
-    61,000, measured). The engines' agreement tests (tests/test_fused.py) hold the two to the
-    same choices."""
+    only when there is none. Why this way: weighing each card's captures as they are listed
+    spares writing the decision point's actions out and reading them back; ``act`` keeps
+    :func:`greedy_row` because the lockstep engine hands it the actions already listed. The
+    engines' agreement tests (tests/test_fused.py) hold the two to the same choices."""
     one = np.uint64(1)
     cap = act_card.shape[1]
     best_card, best_taken, best_key = -1, np.uint64(0), -1
@@ -161,7 +158,7 @@ def greedy_pick(
     while rest:
         card = lowest_card(rest)
         rest &= rest - one
-        n = _card_captures(
+        n = card_captures(
             card, rank_of[card], table, table_rm, ranks, rank_mask, rule, fewest, act_card,
             act_capture, act_group, 0, cap, 0, 0, st_rem, st_left, st_set,
         )  # fmt: skip
@@ -191,6 +188,23 @@ def greedy_pick(
     return 1, best_card, np.uint64(0)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def greedy_decide(
+    params, values, hand, table, table_rm, table_total, captured_any, played, dealer,
+    next_cards, next_scopa, scopa_ok, row_key, call_keys, ranks, rank_mask, rank_of, rule,
+    fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture, act_group,
+    st_rem, st_left, st_set,
+):  # fmt: skip
+    """The fused row policy: :func:`greedy_pick` with ``params`` = capture weights, lay worths
+    (:meth:`GreedyPlayer.fused_params`)."""
+    n = n_pack_cards
+    return greedy_pick(
+        hand, table, table_rm, table_total, ranks, rank_mask, rank_of, rule, fewest, ace_mask,
+        ace_no_scopa, scopa_ok, params[:n], params[n : 2 * n], act_card, act_capture, act_group,
+        st_rem, st_left, st_set,
+    )  # fmt: skip
+
+
 @njit(cache=True, nogil=True)
 def _greedy(
     card, capture, count, table, ranks, rule, ace_mask, ace_no_scopa, scopa_counts,
@@ -216,7 +230,7 @@ class GreedyPlayer(Player):
 
     name = "greedy"
     summary = "takes the most valuable capture (scopa, settebello, 7s, 6s, aces, coins, cards)"
-    fused_code = FUSED_GREEDY
+    fused_policy = FusedPolicy("greedy", greedy_decide, tracks_table_total=True)
 
     def fused_params(self, variant: Variant) -> np.ndarray:
         """``card_weights(variant)``: the capture weights, then the lay worths, per card id."""

@@ -15,14 +15,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scopa_sim.engine.kernels import FIFTEEN, KernelRules, card_rank, lowest_card
+from scopa_sim.contract import FusedPolicy, LegalActions, Observation, Player
+from scopa_sim.engine.decisions import listing_policy
+from scopa_sim.engine.kernels import FIFTEEN, KernelRules, card_rank, lowest_card, next_hand_sizes
 from scopa_sim.jit import njit
-from scopa_sim.players.base import FUSED_MEMORY, LegalActions, Observation, Player
 from scopa_sim.players.defensive import table_after
 from scopa_sim.players.tactics import (
     card_values,
     chance_holds,
-    next_hand_sizes,
     popcount,
     premium_cards,
     rank_masks,
@@ -124,6 +124,26 @@ def _memory(
     return out
 
 
+@njit(cache=True, nogil=True, _nrt=False)
+def _memory_choice(
+    count, params, values, hand, table, table_total, captured_any, played, dealer, next_cards,
+    next_scopa, scopa_ok, row_key, call_keys, ranks, rank_mask, rule, ace_mask, ace_no_scopa,
+    n_pack_cards, act_card, act_capture, act_group,
+):  # fmt: skip
+    """The fused row policy's choice: :func:`memory_row`, compiled apart from the kernel;
+    ``params`` = the premium cards, ``values`` = the card values."""
+    n = n_pack_cards
+    full = (np.uint64(1) << np.uint64(n)) - np.uint64(1)
+    unseen = unseen_cards(full, hand, table, captured_any, played)
+    return memory_row(
+        act_card, act_capture, count, 0, table, unseen, next_cards, next_scopa, scopa_ok, ranks,
+        rank_mask, rule, ace_mask, ace_no_scopa, values[:n], np.uint64(params[0]),
+    )  # fmt: skip
+
+
+memory_decide = listing_policy(_memory_choice)
+
+
 @dataclass(frozen=True)
 class MemoryPlayer(Player):
     """Counts cards: plays the action worth most now minus what it exposes to the next player
@@ -131,7 +151,7 @@ class MemoryPlayer(Player):
 
     name = "memory"
     summary = "counts cards; weighs each play against the next player's chance to sweep or take 7s"
-    fused_code = FUSED_MEMORY  # memory_row, in engine/fused.py too
+    fused_policy = FusedPolicy("memory", memory_decide)
 
     def fused_params(self, variant: Variant) -> np.ndarray:
         """``[premium_cards(variant)]``: the mask of the sevens and the settebello."""

@@ -26,17 +26,17 @@ from typing import ClassVar
 
 import numpy as np
 
+from scopa_sim.contract import LegalActions, Observation, Player
 from scopa_sim.engine import fused, scoring
 from scopa_sim.engine.kernels import (
     KernelRules,
-    _row_actions,
     apply_row,
     lowest_card,
+    row_actions,
     row_tables,
     stack_scratch,
 )
 from scopa_sim.jit import njit
-from scopa_sim.players.base import LegalActions, Observation, Player
 from scopa_sim.players.compiled import COMPILED
 from scopa_sim.players.tactics import unseen_cards
 from scopa_sim.rules import RulesError, Variant
@@ -161,7 +161,7 @@ def _endgame_tree(
     to move, -1 at a leaf), ``node_root``. Each leaf records the deal's end (the last
     capturer's leftovers taken; a deal stopped by a winning scopa as it stood). Returns
     (nodes, leaves), or (-1, -1) when the preallocated arrays are too small. The moves are the
-    engine's own (``kernels._row_actions``, ``kernels.apply_row``).
+    engine's own (``kernels.row_actions``, ``kernels.apply_row``).
     """
     n_seats, n_roots = hands0.shape[0], hands0.shape[1]
     n_sides = captured0.shape[0]
@@ -216,7 +216,7 @@ def _endgame_tree(
                 seat = p % n_seats
                 node_side[n_nodes] = seat_side[r, seat]
                 n_nodes += 1
-                count[d] = _row_actions(
+                count[d] = row_actions(
                     hands[seat, d], table[d], ranks, rank_mask, rank_of, spread, rule, fewest,
                     forced, act_card, act_capture, act_group, d, cap, st_rem, st_left, st_set,
                 )  # fmt: skip

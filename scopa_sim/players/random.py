@@ -6,9 +6,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scopa_sim.contract import FusedPolicy, LegalActions, Observation, Player
+from scopa_sim.engine.decisions import call_bits, draw, listing_policy
+from scopa_sim.engine.kernels import card_captures, lowest_card, popcount
 from scopa_sim.jit import njit
-from scopa_sim.players.base import FUSED_RANDOM, LegalActions, Observation, Player
-from scopa_sim.seeding import DecisionRandom
+from scopa_sim.seeding import DecisionRandom, uniform_index
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -37,11 +39,66 @@ def _pick(group, n_cards, u_card, u_capture):
     return out
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _choose_listed(
+    count, params, values, hand, table, table_total, captured_any, played, dealer, next_cards,
+    next_scopa, scopa_ok, row_key, call_keys, ranks, rank_mask, rule, ace_mask, ace_no_scopa,
+    n_pack_cards, act_card, act_capture, act_group,
+):  # fmt: skip
+    """``pick_row`` on the listed legal actions, with ``act``'s two draws."""
+    u_card, u_capture = draw(row_key, call_keys, 0), draw(row_key, call_keys, 1)
+    return pick_row(act_group, count, act_group[0, count - 1] + 1, u_card, u_capture, 0)
+
+
+_listed = listing_policy(_choose_listed)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def random_decide(
+    params, values, hand, table, table_rm, table_total, captured_any, played, dealer,
+    next_cards, next_scopa, scopa_ok, row_key, call_keys, ranks, rank_mask, rank_of, rule,
+    fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture, act_group,
+    st_rem, st_left, st_set,
+):  # fmt: skip
+    """The fused row policy. Under forced capture some cards may not be playable, so the legal
+    actions are listed first (:func:`_choose_listed`). Otherwise every card of the hand is, and
+    the choice is ``pick_row``'s on the same draws with only the picked card's captures listed:
+    the k-th card by id, k drawn from call 1, then one of its captures from call 2 when it has
+    several (indices from ``seeding.uniform_index``, the draws' own integers)."""
+    if forced:
+        return _listed(
+            params, values, hand, table, table_rm, table_total, captured_any, played, dealer,
+            next_cards, next_scopa, scopa_ok, row_key, call_keys, ranks, rank_mask, rank_of,
+            rule, fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture,
+            act_group, st_rem, st_left, st_set,
+        )  # fmt: skip
+    one = np.uint64(1)
+    cap = act_card.shape[1]
+    n_cards = popcount(hand)
+    rest = hand
+    if n_cards > 1:
+        for _ in range(uniform_index(call_bits(row_key, call_keys, 0), n_cards)):
+            rest &= rest - one
+    card = lowest_card(rest)
+    count = card_captures(
+        card, rank_of[card], table, table_rm, ranks, rank_mask, rule, fewest, act_card,
+        act_capture, act_group, 0, cap, 0, 0, st_rem, st_left, st_set,
+    )  # fmt: skip
+    if count == 0:
+        return np.int64(1), np.int64(card), np.uint64(0)  # a lay
+    if count > cap:
+        return np.int64(count), np.int64(card), np.uint64(0)
+    if count == 1:
+        return np.int64(count), np.int64(card), act_capture[0, 0]
+    j = uniform_index(call_bits(row_key, call_keys, 1), count)
+    return np.int64(count), np.int64(card), act_capture[0, j]
+
+
 @dataclass(frozen=True)
 class RandomPlayer(Player):
     name = "random"
     summary = "a hand card uniformly at random, then one of its captures uniformly at random"
-    fused_code = FUSED_RANDOM  # draws the same two uniforms per decision (engine/fused.py)
+    fused_policy = FusedPolicy("random", random_decide)
 
     def act(self, obs: Observation, legal: LegalActions, rng: DecisionRandom) -> np.ndarray:
         u_card = rng.random()

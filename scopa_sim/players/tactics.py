@@ -14,7 +14,7 @@ from functools import cache
 
 import numpy as np
 
-from scopa_sim.engine.kernels import ACE_TAKES_ALL, FIFTEEN, card_rank, lowest_card
+from scopa_sim.engine.kernels import ACE_TAKES_ALL, FIFTEEN, rank_sum
 from scopa_sim.jit import ctpop, njit
 from scopa_sim.rules import Variant
 
@@ -30,17 +30,6 @@ def rank_masks(variant: Variant) -> np.ndarray:
     """``[r]``: the mask of the four cards of rank ``r`` (index 0 unused)."""
     pack = variant.pack
     return np.array([0] + [pack.rank_mask(r) for r in range(1, pack.ranks + 1)], np.uint64)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def rank_sum(cards, ranks):
-    """Sum of the ranks (capture values) of a card mask."""
-    total = 0
-    rest = cards
-    while rest:
-        total += card_rank(lowest_card(rest), ranks)
-        rest &= rest - np.uint64(1)
-    return total
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -85,24 +74,6 @@ def chance_holds(k, unseen_count, hand_size):
     for i in range(hand_size):
         none *= (unseen_count - k - i) / (unseen_count - i)
     return 1.0 - none
-
-
-@cache
-def next_hand_sizes(variant: Variant) -> np.ndarray:
-    """Per play index: the number of cards the player of the *next* play holds when it comes
-    (0 after the deal's last play)."""
-    sizes = np.zeros(variant.plays, np.int64)
-    play = 0
-    rounds = [size for size in variant.hands]
-    for r, size in enumerate(rounds):
-        for q in range(size * variant.n_players):
-            nxt = q + 1
-            if nxt < size * variant.n_players:
-                sizes[play] = size - nxt // variant.n_players
-            elif r + 1 < len(rounds):
-                sizes[play] = rounds[r + 1]
-            play += 1
-    return sizes
 
 
 @cache

@@ -25,8 +25,8 @@ How it works, with no per-row Python loop:
 5. Positions inside each row come from cumulative sums, and everything is scattered at once
    into the padded output.
 
-``python -m scopa_sim.engine.tables`` checks it against the reference engine on states from real
-play and times both implementations.
+``python -m tests.support.numpy_legal_actions`` checks it against the reference engine on states
+from real play and times both implementations.
 """
 
 from __future__ import annotations
@@ -244,7 +244,7 @@ def legal_actions(hands, tables_, ranks: int, fewest: bool, forced: bool, width:
     return out_card, out_capture, out_group, count, n_playable
 
 
-# Verification and measurement (python -m scopa_sim.engine.tables) -----------------------------
+# Verification and measurement (python -m tests.support.numpy_legal_actions) -------------------
 
 
 def play_states(deals: int, seed: int = 0, players=("random", "random"), rules="classic"):

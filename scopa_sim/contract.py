@@ -1,0 +1,242 @@
+"""The player contract, whole: what a player sees, what it returns, and how a compiled player
+hands the fused engine its own row function. Player writers need nothing else.
+
+* :class:`Observation`: one row per decision point, only what the acting seat may know.
+* :class:`LegalActions`: the padded legal actions of those rows.
+* :class:`Player`: a frozen dataclass of parameters with one ``act`` over a batch, returning one
+  index into the legal actions per row.
+* :class:`FusedPolicy`: optional; the same decision for one row, as an ``@njit(inline="always")``
+  function of :data:`FUSED_POLICY_SIGNATURE`. A player that sets ``Player.fused_policy`` lets
+  the fused engine (``engine/fused.py``) play whole deals without returning to Python; the
+  engine compiles one kernel per lineup of policies, so it never needs to know the players.
+* :data:`EXPLAIN_PROTOCOL`: optional; a player's own evaluation of each legal action.
+
+This module sits below the engine: it imports only the rules and the seeding.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import ClassVar
+
+import numpy as np
+
+from scopa_sim.rules import Variant
+from scopa_sim.seeding import DecisionRandom
+
+
+def _frozen_arrays(obj) -> None:
+    """Make every array field of a frozen dataclass a C-contiguous, read-only view.
+
+    Why: a compiled player's kernel is compiled once per array type, and numba types an array by
+    its layout and its write flag; without this, the same player met C and strided, writable
+    and read-only arrays (the engine's row subsets, the conformance check's probes) and compiled
+    four times. Read-only also keeps a player from changing what the engine holds. The
+    originals stay as they were: only the views are flagged."""
+    for name, value in vars(obj).items():
+        if isinstance(value, np.ndarray):
+            view = np.ascontiguousarray(value).view()
+            view.flags.writeable = False
+            object.__setattr__(obj, name, view)
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One row per decision point. Sides are absolute (the side of the data and the scores)."""
+
+    variant: Variant
+    hand: np.ndarray  # uint64[B]: the acting player's hand
+    table: np.ndarray  # uint64[B]
+    captured: np.ndarray  # uint64[B, S]: every side's captured cards so far
+    played: np.ndarray  # uint64[B]: cards played from hands so far this deal
+    scores: np.ndarray  # int16[B, S]: game scores before this deal
+    seat: int  # the acting seat in play order: 0 leads, n_players - 1 deals
+    side: np.ndarray  # int8[B]: the acting player's side
+    dealer_side: np.ndarray  # int8[B]
+    play: int  # index of this play in the deal (0 .. plays - 1)
+    scope: np.ndarray | None = None  # int16[B, S]: scope so far this deal (public)
+    last_capturer: np.ndarray | None = None  # int8[B]: side of the last capture, -1 if none
+    #: Only for a player whose class says ``sees_hidden_cards = True`` (``cheater``, an upper
+    #: bound never ranked with fair players): every seat's hand and the deal's pack.
+    hidden_hands: np.ndarray | None = None  # uint64[B, n_players], seats in play order
+    hidden_pack: np.ndarray | None = None  # int8[B, cards], canonical order
+
+    def __post_init__(self):
+        _frozen_arrays(self)
+
+    @property
+    def last_play(self) -> bool:
+        return self.play == self.variant.plays - 1
+
+    def take(self, rows: np.ndarray) -> Observation:
+        """The observation of a subset of rows."""
+
+        def part(a):
+            return None if a is None else a[rows]
+
+        return Observation(
+            self.variant,
+            self.hand[rows],
+            self.table[rows],
+            self.captured[rows],
+            self.played[rows],
+            self.scores[rows],
+            self.seat,
+            self.side[rows],
+            self.dealer_side[rows],
+            self.play,
+            part(self.scope),
+            part(self.last_capturer),
+            part(self.hidden_hands),
+            part(self.hidden_pack),
+        )
+
+
+@dataclass(frozen=True)
+class LegalActions:
+    """Padded legal actions: row b's actions are slots ``0 .. count[b] - 1``.
+
+    Slots are ordered by card id, so the actions of one card are contiguous; a lay (no
+    capture) has ``capture == 0``.
+    """
+
+    card: np.ndarray  # int8[B, A], -1 in padding
+    capture: np.ndarray  # uint64[B, A], 0 in padding
+    group: np.ndarray  # int8[B, A]: index of the slot's card among the row's playable cards
+    count: np.ndarray  # int64[B]: number of legal actions
+    n_cards: np.ndarray  # int64[B]: number of playable cards (groups)
+
+    def __post_init__(self):
+        _frozen_arrays(self)
+
+    @property
+    def valid(self) -> np.ndarray:
+        return self.group >= 0
+
+    def take(self, rows: np.ndarray) -> LegalActions:
+        return LegalActions(
+            self.card[rows], self.capture[rows], self.group[rows], self.count[rows],
+            self.n_cards[rows],
+        )  # fmt: skip
+
+
+#: The arguments of a fused row policy, in order (``engine/fused.py`` calls it so, for one
+#: decision point of one row). What the acting seat sees, as its :class:`Observation` shows it:
+#: ``hand``, ``table`` (``table_rm``: the same cards rank-major, ``kernels.rank_major``;
+#: ``table_total``: their rank sum, kept only when a policy of the lineup sets
+#: ``FusedPolicy.tracks_table_total``, else 0), ``captured_any`` (every side's captures OR-ed),
+#: ``played`` (cards played this deal), ``dealer`` (whether its side deals); ``next_cards``, the
+#: cards the next player holds (``kernels.next_hand_sizes``); ``next_scopa`` (1.0 when a sweep on
+#: the next play would count, else 0.0) and ``scopa_ok`` (whether one on this play does); the
+#: decision's random numbers: ``row_key`` and ``call_keys`` (``engine.decisions.draw`` gives
+#: ``DecisionRandom.random()``'s call ``k + 1``); the variant's kernel rules (``ranks``,
+#: ``rank_mask``, ``rank_of``, ``rule``, ``fewest``, ``forced``, ``ace_mask``, ``ace_no_scopa``,
+#: ``n_pack_cards``: ``kernels.KernelRules``); the scratch row 0 of ``act_card``,
+#: ``act_capture``, ``act_group`` for the legal actions, and the capture search's stacks
+#: (``st_rem``, ``st_left``, ``st_set``); and first the player's own ``params`` (int64) and
+#: ``values`` (float64), zero-padded. It returns ``(count, card, taken)``: the number of legal
+#: actions (a count above the scratch's width means they did not fit, and the engine replays the
+#: row with room for them), the card played and the cards it takes (0 for a lay).
+FUSED_POLICY_SIGNATURE = (
+    "params", "values", "hand", "table", "table_rm", "table_total", "captured_any", "played",
+    "dealer", "next_cards", "next_scopa", "scopa_ok", "row_key", "call_keys", "ranks",
+    "rank_mask", "rank_of", "rule", "fewest", "forced", "ace_mask", "ace_no_scopa",
+    "n_pack_cards", "act_card", "act_capture", "act_group", "st_rem", "st_left", "st_set",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class FusedPolicy:
+    """A compiled row policy, as a player hands it to the fused engine.
+
+    ``decide`` is an ``@njit(inline="always")`` function of :data:`FUSED_POLICY_SIGNATURE`;
+    ``name`` names the kernels compiled with it (and their cache files), so it must be unique
+    among the policies of one process; ``tracks_table_total`` asks the kernel to keep the
+    table's rank sum up to date for it. The engine checks ``act`` and the policy against each
+    other nowhere: ``testing.check_player`` does (the fused path must choose what ``act``
+    chooses)."""
+
+    name: str
+    decide: Callable
+    tracks_table_total: bool = False
+
+
+@dataclass(frozen=True)
+class Player:
+    """Base of every player. Subclasses are frozen dataclasses: parameters only."""
+
+    name: ClassVar[str] = "player"
+    summary: ClassVar[str] = ""
+    #: The player's compiled row policy, or None for a player that only has ``act``. A subclass
+    #: that changes ``act`` must set it back to None (or to a policy of its own): the fused
+    #: engine never calls ``act``.
+    fused_policy: ClassVar[FusedPolicy | None] = None
+    #: True only for a player that is handed the hidden cards (``Observation.hidden_*``): an
+    #: upper bound such as ``cheater``, which tournaments rate apart from the fair players.
+    sees_hidden_cards: ClassVar[bool] = False
+
+    def fused_params(self, variant: Variant) -> np.ndarray:
+        """The integers the fused row policy needs for ``variant``, as one ``int64`` vector
+        (e.g. per-card weights; the policy knows the layout). Called once per batch."""
+        return np.zeros(0, np.int64)
+
+    def fused_values(self, variant: Variant) -> np.ndarray:
+        """The floating-point numbers the fused row policy needs for ``variant``, as one
+        ``float64`` vector (passed as they are, so the policy does the same arithmetic as
+        ``act``). Called once per batch."""
+        return np.zeros(0, np.float64)
+
+    def act(self, obs: Observation, legal: LegalActions, rng: DecisionRandom) -> np.ndarray:
+        """Index into ``legal`` of the chosen action, one per row (``int64[B]``)."""
+        raise NotImplementedError
+
+
+#: The optional evaluation protocol. A player may define
+#: ``explain(self, obs: Observation, legal: LegalActions) -> np.ndarray`` returning, per row and
+#: slot (``float[B, A]``, the shape of ``legal.card``), its own evaluation of each legal action:
+#: higher is better, in units the player documents (points, a probability, a search value);
+#: padding slots may hold anything (NaN or -inf is usual). A player whose evaluation draws random
+#: numbers (a sampling search) takes a third argument, ``explain(obs, legal, rng)``, and is
+#: handed a fresh generator of the same decision points: the numbers ``act`` got there, so it
+#: explains the values it chose by. ``act`` need not be its argmax (a player that plays at random
+#: may explain with its probabilities). ``scopa-sim replay --html`` shows it beside every legal
+#: action (through :func:`explain_values`), and ``testing.check_player`` checks its shape,
+#: that legal slots are finite, and its batch independence.
+EXPLAIN_PROTOCOL = "explain(obs, legal[, rng]) -> float[B, A]"
+
+
+def explain_values(player, obs: Observation, legal: LegalActions, rng=None) -> np.ndarray | None:
+    """``player.explain`` of a batch of decision points by the protocol above, or None for a
+    player without one. ``rng`` is the decision points' ``DecisionRandom`` (fresh: nothing
+    drawn yet), handed to an ``explain`` that takes it; without it such a player gives None."""
+    explain = getattr(player, "explain", None)
+    if not callable(explain):
+        return None
+    if not _takes_rng(explain):
+        return explain(obs, legal)
+    return None if rng is None else explain(obs, legal, rng)
+
+
+def _takes_rng(method) -> bool:
+    func, owner = getattr(method, "__func__", None), getattr(method, "__self__", None)
+    if func is not None and owner is not None:  # a bound method: its function's answer, kept
+        return _bound_takes_rng(func)
+    return _signature_takes_rng(method)
+
+
+def _signature_takes_rng(method, skip: int = 0) -> bool:
+    try:
+        parameters = list(inspect.signature(method).parameters.values())[skip:]
+    except (TypeError, ValueError):
+        return False
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 3 or any(p.name == "rng" for p in parameters)
+
+
+@cache
+def _bound_takes_rng(func) -> bool:
+    """``_takes_rng`` of a method bound to ``func`` (its first parameter is the instance)."""
+    return _signature_takes_rng(func, skip=1)

@@ -1,0 +1,74 @@
+"""Building blocks of fused row policies (``contract.FusedPolicy``): the random numbers of one
+decision, and a policy made from a function that picks a slot among the listed legal actions.
+
+A compiled player's policy is written against these and the capture search of
+:mod:`scopa_sim.engine.kernels`, so it shares the engines' rule code and their random numbers
+instead of copying them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scopa_sim.engine.kernels import row_actions_rm
+from scopa_sim.jit import njit
+from scopa_sim.seeding import mix64_scalar
+
+_S11 = np.uint64(11)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def uniform(bits):
+    """``seeding.to_uniform`` of one 64-bit draw."""
+    return np.float64(bits >> _S11) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def call_bits(row_key, call_keys, call):
+    """The 64 bits of ``DecisionRandom.random()``'s call ``call + 1`` (column 0) for the decision
+    keyed ``row_key``: a pure function of its counters, so a draw the choice does not depend on
+    is never hashed, and the numbers are those the lockstep engine hands ``act``."""
+    return mix64_scalar(row_key ^ call_keys[call])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def draw(row_key, call_keys, call):
+    """``DecisionRandom.random()``'s call ``call + 1`` (column 0), as a float in [0, 1)."""
+    return uniform(call_bits(row_key, call_keys, call))
+
+
+def listing_policy(choose):
+    """A fused policy's ``decide`` (``contract.FUSED_POLICY_SIGNATURE``) that lists the decision
+    point's legal actions in scratch row 0, as the lockstep engine's ``LegalActions`` lists them,
+    and plays the slot ``choose`` returns.
+
+    ``choose(count, params, values, hand, table, table_total, captured_any, played, dealer,
+    next_cards, next_scopa, scopa_ok, row_key, call_keys, ranks, rank_mask, rule, ace_mask,
+    ace_no_scopa, n_pack_cards, act_card, act_capture, act_group)`` is an njit function: inline
+    it when it is cheap, compile it apart (no ``inline``) when it does real work per decision,
+    which keeps the kernel quicker to compile and to run."""
+
+    @njit(cache=True, nogil=True, inline="always")
+    def decide(
+        params, values, hand, table, table_rm, table_total, captured_any, played, dealer,
+        next_cards, next_scopa, scopa_ok, row_key, call_keys, ranks, rank_mask, rank_of, rule,
+        fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture, act_group,
+        st_rem, st_left, st_set,
+    ):  # fmt: skip
+        cap = act_card.shape[1]
+        count = row_actions_rm(
+            hand, table, table_rm, ranks, rank_mask, rank_of, rule, fewest, forced, act_card,
+            act_capture, act_group, 0, cap, st_rem, st_left, st_set,
+        )  # fmt: skip
+        if count > cap:
+            return count, np.int64(-1), np.uint64(0)
+        j = choose(
+            count, params, values, hand, table, table_total, captured_any, played, dealer,
+            next_cards, next_scopa, scopa_ok, row_key, call_keys, ranks, rank_mask, rule,
+            ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture, act_group,
+        )  # fmt: skip
+        if j < 0 or j >= count:
+            raise RuntimeError("a fused row policy chose outside its legal actions")
+        return count, np.int64(act_card[0, j]), act_capture[0, j]
+
+    return decide
