@@ -1,0 +1,235 @@
+"""The replay page: one deal (or a few) of ``scopa-sim replay`` as a page that steps through every
+play, with the table and every hand before it and the legal alternatives offered.
+
+Where the player has an ``explain`` method, each alternative shows the player's evaluation; that
+means rebuilding the player's observation at each decision point from the record. The engine,
+players and conformance helpers are imported only when a page is built, so importing
+``scopa_sim.reporting`` stays light.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from scopa_sim.cards import mask_of
+from scopa_sim.reporting.render import render_template
+
+#: Suit colours of the cards drawn in replays, per pack: Italian coins, cups, swords, clubs;
+#: French hearts, diamonds, spades, clubs.
+_SUIT_COLOURS = {
+    "italian-40": ("#a87400", "#c0392b", "#1f5fa8", "#2e7d32"),
+    "french-52": ("#c0392b", "#d35400", "#1d232a", "#2e6b3a"),
+}
+
+
+_RANK_NAMES = {
+    "italian-40": {1: "ace", 8: "fante (8)", 9: "cavallo (9)", 10: "re (10)"},
+    "french-52": {1: "ace", 11: "jack (11)", 12: "queen (12)", 13: "king (13)"},
+}
+
+
+def _replay_card(pack, card: int, *, chosen: bool = False) -> dict:
+    rank = pack.rank(card)
+    rank_name = _RANK_NAMES.get(pack.name, {}).get(rank, str(rank))
+    return {
+        "code": pack.code(card),
+        "suit": pack.suit(card),
+        "title": f"{rank_name} of {pack.suit_names[pack.suit(card)]} (card {card})",
+        "chosen": chosen,
+    }
+
+
+def _explain_row(player, rules, state: dict, play: int, seat: int, legal) -> list[float] | None:
+    """``player.explain`` of one decision point (the optional protocol of scopa_sim.testing),
+    or None when the player has none (or needs random numbers the record does not key)."""
+    if not callable(getattr(player, "explain", None)) or not legal:
+        return None
+    from scopa_sim.players import LegalActions, Observation
+
+    groups = np.cumsum([k == 0 or legal[k][0] != legal[k - 1][0] for k in range(len(legal))]) - 1
+    obs = Observation(
+        variant=rules,
+        hand=np.array([mask_of(state["hands"][seat])], np.uint64),
+        table=np.array([mask_of(state["table"])], np.uint64),
+        captured=np.array([[mask_of(c) for c in state["captured"]]], np.uint64),
+        played=np.array([mask_of(state["played"])], np.uint64),
+        scores=np.array([state["scores"]], np.int16),
+        seat=seat,
+        side=np.array([state["seat_sides"][seat]], np.int8),
+        dealer_side=np.array([state["seat_sides"][-1]], np.int8),
+        play=play,
+        scope=np.array([state["scope"]], np.int16),
+        last_capturer=np.array([-1 if state["last"] is None else state["last"]], np.int8),
+    )
+    if getattr(player, "sees_hidden_cards", False):  # an upper bound: it is shown everything
+        obs = dataclasses.replace(
+            obs,
+            hidden_hands=np.array([[mask_of(h) for h in state["hands"]]], np.uint64),
+            hidden_pack=np.array([state["pack"]], np.int8),
+        )
+    actions = LegalActions(
+        card=np.array([[c for c, _ in legal]], np.int8),
+        capture=np.array([[mask_of(t) for _, t in legal]], np.uint64),
+        group=groups[None, :].astype(np.int8),
+        count=np.array([len(legal)], np.int64),
+        n_cards=np.array([int(groups[-1]) + 1], np.int64),
+    )
+    from scopa_sim.seeding import DecisionRandom
+    from scopa_sim.testing import explain_values
+
+    key = state["decision_key"]
+    rng = None if key is None else DecisionRandom(np.array([key], np.uint64), play)
+    values = explain_values(player, obs, actions, rng)
+    if values is None:
+        return None
+    values = np.asarray(values, dtype=np.float64)
+    return [float(v) for v in values.reshape(1, -1)[0, : len(legal)]]
+
+
+def replay_deal(record, number: int = 1) -> dict:
+    """One deal of ``scopa-sim replay`` (an ``api.DealRecord``) as the data of the replay page:
+    the state before every play (table, every hand, cards still to deal, captured cards and
+    scope per side), the play, and the legal alternatives offered with the player's evaluation
+    of each when it has an ``explain`` method; then the end of the deal and the points."""
+    from scopa_sim.engine import reference
+
+    rules = record.variant
+    pack, n, sides = rules.pack, rules.n_players, rules.n_sides
+    seat_sides = list(record.seat_sides) or [rules.side_of_seat(s) for s in range(n)]
+    players = list(getattr(record, "players", ()) or ())
+    names = [p.name for p in players] if players else []
+
+    def cards(ids, chosen=()) -> list[dict]:
+        return [_replay_card(pack, c, chosen=c in chosen) for c in sorted(ids)]
+
+    suits = ", ".join(
+        f"{code} {name}" for code, name in zip(pack.suit_codes, pack.suit_names, strict=True)
+    )
+    deal = {
+        "number": number,
+        "variant": rules.describe(),
+        "pack": pack.name,
+        "legend": f"{pack.name}: rank ({' '.join(pack.rank_codes[1:])}) then suit ({suits})",
+        "n_players": n,
+        "dealer": n - 1,
+        "seat_sides": seat_sides,
+        "players": names,
+        "throw_in": record.throw_in,
+        "table": cards(record.pack[: rules.table_cards]),
+        "opening": record.opening,
+        "stopped_by": record.stopped_by,
+        "plays": [],
+        "total_plays": rules.plays,
+    }
+    if record.throw_in:
+        return deal
+    recorded_legal = list(getattr(record, "legal", ()) or ())
+    scores = list(getattr(record, "scores", ()) or ()) or [0] * sides
+    table = set(record.pack[: rules.table_cards])
+    captured: list[set[int]] = [set() for _ in range(sides)]
+    scope = [0] * sides
+    if record.opening:  # escoba: the opening table went to the dealer's side
+        captured[seat_sides[n - 1]] |= table
+        scope[seat_sides[n - 1]] += record.opening
+        table = set()
+    hands: list[set[int]] = [set() for _ in range(n)]
+    played: set[int] = set()
+    position, play = rules.table_cards, 0
+    last_capturer = seat_sides[n - 1] if record.opening else None
+    for hand_number, size in enumerate(rules.hands, 1):
+        if play >= len(record.moves):
+            break
+        for seat in range(n):
+            hands[seat] = set(record.pack[position : position + size])
+            position += size
+        for _ in range(size * n):
+            if play >= len(record.moves):
+                break
+            move = record.moves[play]
+            seat, side = move.seat, seat_sides[move.seat]
+            if play < len(recorded_legal):
+                legal = [(int(c), tuple(t)) for c, t in recorded_legal[play]]
+            else:  # a record without the engine's legal actions: the rules give the same ones
+                legal = [
+                    (c, tuple(sorted(t)))
+                    for c, t in reference.legal_actions(rules, hands[seat], table)
+                ]
+            state = {
+                "hands": hands, "table": table, "captured": captured, "played": played,
+                "scores": scores, "seat_sides": seat_sides, "scope": scope,
+                "last": last_capturer, "pack": record.pack,
+                "decision_key": getattr(record, "decision_key", None),
+            }  # fmt: skip
+            player = players[side] if side < len(players) else None
+            values = _explain_row(player, rules, state, play, seat, legal) if player else None
+            chosen = (move.card, tuple(move.captured))
+            alternatives = [
+                {
+                    "card": _replay_card(pack, c),
+                    "taken": cards(t),
+                    "chosen": (c, tuple(t)) == chosen,
+                    "value": None if values is None else f"{values[k]:.4g}",
+                }
+                for k, (c, t) in enumerate(legal)
+            ]
+            deal["plays"].append(
+                {
+                    "number": play + 1,
+                    "hand": hand_number,
+                    "seat": seat,
+                    "side": side,
+                    "player": names[side] if side < len(names) else "",
+                    "table": cards(table, chosen=move.captured),
+                    "hands": [
+                        cards(h, chosen=(move.card,) if s == seat else ())
+                        for s, h in enumerate(hands)
+                    ],
+                    "to_deal": rules.pack.n_cards - position,
+                    "captured": [len(c) for c in captured],
+                    "scope": list(scope),
+                    "card": _replay_card(pack, move.card),
+                    "taken": cards(move.captured),
+                    "scopa": move.scopa,
+                    "alternatives": alternatives,
+                    "explained": values is not None,
+                }
+            )
+            hands[seat].discard(move.card)
+            played.add(move.card)
+            if move.captured:
+                table -= set(move.captured)
+                captured[side] |= set(move.captured) | {move.card}
+                scope[side] += move.scopa
+                last_capturer = side
+            else:
+                table.add(move.card)
+            play += 1
+    deal["end"] = {
+        "table": cards(table),
+        "last_capturer": last_capturer if record.stopped_by is None and table else None,
+        "leftovers": cards(record.leftovers),
+        "unplayed": sorted(
+            {pack.code(c) for h in hands for c in h} if record.stopped_by is not None else set()
+        ),
+        "sides": [
+            {
+                "side": s.side,
+                "cards": len(s.captured),
+                "points": {k: v for k, v in s.points.items() if v or k in ("cards", "coins")},
+                "total": s.total,
+            }
+            for s in record.sides
+        ],
+    }
+    return deal
+
+
+def render_replay(records, title: str = "scopa-sim replay") -> str:
+    """The self-contained replay page of one or more deals (``api.DealRecord``): every play
+    shown at once without JavaScript; with it, one play at a time (Previous/Next, arrow keys)."""
+    records = list(records)
+    deals = [replay_deal(r, k) for k, r in enumerate(records, 1)]
+    colours = _SUIT_COLOURS
+    return render_template("replay.html.j2", title=title, deals=deals, colours=colours)
