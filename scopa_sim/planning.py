@@ -21,6 +21,7 @@ import numpy as np
 
 from scopa_sim import compare, stats
 from scopa_sim.rules import RulesError
+from scopa_sim.text import plain_table
 
 MIN_UNITS = 2  # a t-test needs two units
 
@@ -204,26 +205,21 @@ def format_plan(p: Plan) -> str:
         "arm", "design", "pilot diff [95% CI]", "SD first", "SD arm", "correlation", "SD of diff",
         f"paired {unit}/arm", f"unpaired {unit}/arm",
     )  # fmt: skip
-    lines = [header]
-    for n in p.needs:
-        lines.append(
-            (
-                n.arm,
-                n.design,
-                str(n.pilot_diff),
-                f"{n.sd_first:.4g}",
-                f"{n.sd_arm:.4g}",
-                "—" if n.correlation is None else f"{n.correlation:.3f}",
-                "—" if n.sd_diff is None else f"{n.sd_diff:.4g}",
-                "—" if n.paired is None else f"{n.paired:,}",
-                f"{n.unpaired:,}",
-            )
+    rows = [
+        (
+            n.arm,
+            n.design,
+            str(n.pilot_diff),
+            f"{n.sd_first:.4g}",
+            f"{n.sd_arm:.4g}",
+            "—" if n.correlation is None else f"{n.correlation:.3f}",
+            "—" if n.sd_diff is None else f"{n.sd_diff:.4g}",
+            "—" if n.paired is None else f"{n.paired:,}",
+            f"{n.unpaired:,}",
         )
-    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
-    text = [
-        "  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip() for line in lines
+        for n in p.needs
     ]
-    text.insert(1, "  ".join("-" * w for w in widths))
+    text = plain_table(header, rows)
     text.insert(
         0,
         f"{unit.capitalize()} per arm to detect a difference of {p.effect:g} in {p.metric} "

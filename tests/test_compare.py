@@ -21,7 +21,7 @@ import sys
 import numpy as np
 import pytest
 
-from scopa_sim import api, cli, compare, stats
+from scopa_sim import api, cli, compare, compare_page, stats
 from scopa_sim.rules import parse_variant, variant
 
 PYTHON = sys.executable
@@ -361,7 +361,7 @@ def test_classic_against_escoba_is_unpaired_and_says_so():
     assert (got.diff, got.p_value) == (welch, p)
     assert got.diff != stats.paired_difference(*length)[0]
 
-    table = compare.format_table(result)
+    table = compare_page.format_table(result)
     lines = table.splitlines()
     assert lines[0].split()[:5] == ["metric", "arm", "estimate", "[95%", "CI]"]
     assert "design" in lines[0]

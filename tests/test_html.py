@@ -26,7 +26,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from scopa_sim import compare, reporting, stats
+from scopa_sim import compare, compare_page, reporting, stats
 
 PYTHON = sys.executable
 ON_CI = os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
@@ -93,7 +93,7 @@ def site(tmp_path_factory, comparison) -> dict[str, Path]:
     """The comparison page, the synthetic page and their index, written as a site (HTML pages by
     slug; their JSON twins as ``slug.json``)."""
     out = tmp_path_factory.mktemp("site")
-    pages = [compare.page(comparison), synthetic_page()]
+    pages = [compare_page.page(comparison), synthetic_page()]
     index, *written = reporting.write_site(pages, out)
     return {"index": index, **{p.stem if p.suffix == ".html" else p.name: p for p in written}}
 
@@ -198,8 +198,8 @@ def test_same_inputs_give_byte_identical_pages(comparison):
     again = compare.compare(
         ["classic", "classic:target=16"], ["greedy", "greedy"], mode="games", count=300, seed=3
     )
-    assert reporting.render_page(compare.page(again)) == reporting.render_page(
-        compare.page(comparison)
+    assert reporting.render_page(compare_page.page(again)) == reporting.render_page(
+        compare_page.page(comparison)
     )
     assert reporting.render_page(synthetic_page()) == reporting.render_page(synthetic_page())
 

@@ -481,7 +481,7 @@ def test_early_checks_say_what_the_full_checks_say(tmp_path, monkeypatch, case):
     args = ["tournament", *EARLY[case], "--out", tmp_path / "t"]
     early = scopa_sim(*args)
     assert early[0] == 2 and len(early[2].splitlines()) == 1, early
-    monkeypatch.setattr(cli, "check_tournament_early", lambda rules, players: None)
+    monkeypatch.setattr(cli.checks, "check_tournament_early", lambda rules, players: None)
     assert scopa_sim(*args) == early
     assert list(tmp_path.iterdir()) == []
 
