@@ -17,10 +17,11 @@ from analyses import (
     variant_comparison,
     who_plays_best,
 )
-from analyses._common import DATA, REPORTS, MissingData
+from analyses.framework import DATA, REPORTS, MissingData
 from scopa_sim.reporting import write_site
 
-ANALYSES = (
+#: Every page, in the order of the index (each follows ``analyses.Page``).
+PAGES = (
     family,
     ace_value,
     card_values,
@@ -59,13 +60,13 @@ def main(argv=None) -> int:
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
     if args.jobs == 1:
-        built = (_build(module, args.data) for module in ANALYSES)
+        built = (_build(module, args.data) for module in PAGES)
     else:
         from joblib import Parallel, delayed
 
         built = Parallel(n_jobs=args.jobs, return_as="generator")(
-            delayed(_build)(module.__name__, args.data) for module in ANALYSES
-        )  # in ANALYSES order, whichever finishes first
+            delayed(_build)(module.__name__, args.data) for module in PAGES
+        )  # in PAGES order, whichever finishes first
     pages = []
     for page, detail in built:
         if page is None:

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from analyses._common import Run, require
+from analyses.framework import Run, require
 from scopa_sim import interventions as iv
 from scopa_sim import stats
 from scopa_sim.cards import ITALIAN_40
@@ -28,8 +28,7 @@ from scopa_sim.rules import Variant, variant
 RUN = "classic-deals"  # independent deals, greedy against greedy
 GAMES = "classic-greedy"  # whole games, greedy against greedy: the win-chance table
 PACK = ITALIAN_40
-#: Deals replayed for the dealt values (every card of each): about 45,000 pairs per card,
-#: intervals of about +-0.02 points per card; ~15 s of one core the first time, then cached.
+#: Deals replayed for the dealt values (every card of each), cached after the first time.
 REPLAY_DEALS = 50_000
 #: Starting scores at which the dealt value is turned into a change in the chance to win.
 STARTS = ((0, 0), (8, 8))
@@ -102,7 +101,7 @@ def _piles(folder: str, stamp: int | None, stops: bool) -> Piles:
 
 def _in_order(frame: pl.DataFrame) -> pl.DataFrame:
     """Rows by (game, deal, side): runs are written so (chunks in order, rows sorted within),
-    which is checked; sorting millions of rows again would cost seconds."""
+    which is checked rather than sorted again."""
     game, deal, side = (frame[c].to_numpy().astype(np.int64) for c in ("game", "deal", "side"))
     if np.all(np.diff((game << 20) | (deal << 8) | side) > 0):  # deal < 4096, side < 256
         return frame

@@ -18,12 +18,14 @@ import numpy as np
 import polars as pl
 
 from analyses import _card_interventions as ci
-from analyses._common import Run, count_rank, main, players_sentence, reproduce, require
+from analyses import framework
+from analyses.framework import Needs, Run, count_rank, require
 from scopa_sim import interventions as iv
 from scopa_sim import reporting, stats
 
 RUN = ci.RUN
 PACK = ci.PACK
+NEEDS = Needs(runs=(RUN, ci.GAMES))
 ACES = [PACK.card(s, 1) for s in range(4)]
 MIN_CELL = 200  # a (sevens, sixes, aces) cell needs this many side-deals to be shown
 RANKS = range(5)  # 0..4 cards of a rank
@@ -83,6 +85,10 @@ def method(deals: int, replayed: int, games: str, behind: int) -> str:
         "hands (replays). The strata table at the end is descriptive: it shows what goes with "
         "aces, not what an ace causes."
     )
+
+
+#: The method as the page protocol reads it: written from the sizes the page measured.
+METHOD = method
 
 
 def _sides(run: Run) -> pl.LazyFrame:
@@ -273,9 +279,7 @@ def build(data: Path) -> reporting.Page:
     dea_sit = {m: _by_situation(dealt, m) for m in ("points", "primiera")}
     cap_share, dea_share = _share(captured), _share(dealt)
 
-    def pct(e: stats.Estimate) -> stats.Estimate:
-        return stats.Estimate(100 * e.value, 100 * e.low, 100 * e.high, e.n)
-
+    pct = framework.percent
     overall = reporting.Table(
         "Value of an ace to the side holding it (with minus without), all aces pooled, 95% CI "
         "clustered by deal",
@@ -361,11 +365,13 @@ def build(data: Path) -> reporting.Page:
     ]  # fmt: skip
     provenance = run.provenance(deals)
     provenance["deals replayed"] = f"{replayed:,}"
-    return reporting.Page(
+    return framework.page(
+        "ace_value",
         slug="ace-value",
         title="What is an ace worth for primiera?",
         question=QUESTION,
-        method=f"{method(deals, replayed, games.name, behind)} {players_sentence([run, games])}",
+        method=METHOD(deals, replayed, games.name, behind),
+        used=[run, games],
         finding=finding,
         sections=[
             reporting.Section(
@@ -408,10 +414,9 @@ def build(data: Path) -> reporting.Page:
             ),
         ],
         data=[provenance, games.provenance()],
-        reproduce=reproduce("ace_value"),
         findings=findings,
     )
 
 
 if __name__ == "__main__":
-    sys.exit(main(build))
+    sys.exit(framework.main(build))

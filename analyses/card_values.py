@@ -17,14 +17,16 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from analyses import _card_interventions as ci
-from analyses._common import main, players_sentence, reproduce, require
+from analyses import framework
+from analyses.framework import Needs, require
 from scopa_sim import interventions as iv
 from scopa_sim import reporting, stats
 
 RUN = ci.RUN
 PACK = ci.PACK
-#: Deals rescored for the captured values, the first ones by number: 41 scorings of 100k deals
-#: take about 1 s; the simultaneous intervals are then about +-0.005 points.
+NEEDS = Needs(runs=(RUN, ci.GAMES))
+#: Deals rescored for the captured values, the first ones by number: enough for simultaneous
+#: intervals of a few thousandths of a point.
 CAPTURED_DEALS = 100_000
 RANK_NAMES = ("", "ace", "2", "3", "4", "5", "6", "7", "fante", "cavallo", "re")
 SETTEBELLO = PACK.card(0, 7)
@@ -64,6 +66,10 @@ def method(deals: int, total: int, replayed: int, games: str, behind: int) -> st
         "plus the number of cards whose interval lies wholly above its own, to 40 minus the "
         "number wholly below."
     )
+
+
+#: The method as the page protocol reads it: written from the sizes the page measured.
+METHOD = method
 
 
 def card_name(card: int) -> str:
@@ -170,9 +176,7 @@ def build(data: Path) -> reporting.Page:
     deal, win = dealt(pairs, table)
     cap_rank, deal_rank = rank_ranges(cap), rank_ranges(deal)
 
-    def pct(e: stats.Estimate) -> stats.Estimate:
-        return stats.Estimate(100 * e.value, 100 * e.low, 100 * e.high, e.n)
-
+    pct = framework.percent
     order = sorted(cap, key=lambda c: (-deal[c].value, c))
     card_table = reporting.Table(
         f"Every card's value to the side holding it, simultaneous 95% CI ({FAMILY} intervals, "
@@ -229,12 +233,13 @@ def build(data: Path) -> reporting.Page:
     provenance = run.provenance(total)
     provenance["deals rescored"] = f"{deals:,}"
     provenance["deals replayed"] = f"{replayed:,}"
-    return reporting.Page(
+    return framework.page(
+        "card_values",
         slug="card-values",
         title="What is each card worth?",
         question=QUESTION,
-        method=f"{method(deals, total, replayed, games.name, behind)} "
-        f"{players_sentence([run, games])}",
+        method=METHOD(deals, total, replayed, games.name, behind),
+        used=[run, games],
         finding=finding,
         sections=[
             reporting.Section(
@@ -260,10 +265,9 @@ def build(data: Path) -> reporting.Page:
             )
         ],
         data=[provenance, games.provenance()],
-        reproduce=reproduce("card_values"),
         findings=findings,
     )
 
 
 if __name__ == "__main__":
-    sys.exit(main(build))
+    sys.exit(framework.main(build))

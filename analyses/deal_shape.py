@@ -16,13 +16,15 @@ import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 
-from analyses._common import Run, main, players_sentence, reproduce, require, runs
+from analyses import framework
+from analyses.framework import Needs, Run, require, runs
 from scopa_sim import reporting, stats
 from scopa_sim.rules import parse_variant
 
 BASE = "classic-greedy"  # deals inside games to 11: the per-deal distributions
 GAME_RUNS = ("classic-greedy", "classic-target-16", "classic-target-21")  # one per target
 DEALS = "classic-deals"  # independent deals: a cross-check of the per-deal means, when present
+NEEDS = Needs(runs=tuple(dict.fromkeys((BASE, *GAME_RUNS))), optional=(DEALS,))
 KEY = (pl.col("game") * 4096 + pl.col("deal").cast(pl.Int64)).alias("key")  # one deal of a game
 
 QUESTION = (
@@ -351,17 +353,13 @@ def _share(count: int, total: int) -> str:
     return f"{share:.2f} %" if share >= 0.01 else f"{share:.1e} %"
 
 
-def _pct(e: stats.Estimate) -> str:
-    return f"{100 * e.value:.2f} % [{100 * e.low:.2f}, {100 * e.high:.2f}]"
-
-
 def _deal_section(shape: DealShape, plain: IndependentDeals | None) -> reporting.Section:
     means = [
         ["dealer's side, points per deal", reporting.ci(shape.dealer_points)],
         ["other side, points per deal", reporting.ci(shape.other_points)],
         ["all sides, points per deal", reporting.ci(shape.total_points)],
         ["scope per deal, all sides", reporting.ci(shape.scope_mean)],
-        ["deals with at least one scopa", _pct(shape.any_scopa)],
+        ["deals with at least one scopa", framework.pct(shape.any_scopa)],
     ]
     columns = ["quantity", f"{shape.run.name}, {shape.deals:,} deals in games"]
     if plain is not None:
@@ -370,7 +368,7 @@ def _deal_section(shape: DealShape, plain: IndependentDeals | None) -> reporting
         means[1].append(reporting.ci(plain.other_points))
         means[2].append(reporting.ci(plain.total_points))
         means[3].append(reporting.ci(plain.scope_mean))
-        means[4].append(_pct(plain.any_scopa))
+        means[4].append(framework.pct(plain.any_scopa))
     points = shape.points
     dealer_total, other_total = int(points["dealer"].sum()), int(points["other"].sum())
     scope_total = int(shape.scope["deals"].sum())
@@ -439,7 +437,7 @@ def _game_section(
             str(g.median),
             str(g.p99),
             str(g.longest),
-            _pct(g.tie_share),
+            framework.pct(g.tie_share),
             f"{g.tie_deals:,}",
             f"{g.extra_if_tied:.2f}",
         ]
@@ -556,26 +554,27 @@ def build(data: Path) -> reporting.Page:
     differences = [target_difference(lo, hi) for lo, hi in itertools.pairwise(games)]
     finding = (
         f"A game to {head.target} between greedy players lasts {reporting.ci(head.length)} deals, "
-        f"and {_pct(head.tie_share)} of games need extra deals because the leaders tie at or above "
-        "the target."
+        f"and {framework.pct(head.tie_share)} of games need extra deals because the leaders tie "
+        "at or above the target."
     )
     provenance = [g.run.provenance(g.deals, games=g.games) for g in games]
     used = [g.run for g in games]
     if plain is not None:
         provenance.append(plain.run.provenance(plain.deals))
         used.append(plain.run)
-    return reporting.Page(
+    return framework.page(
+        "deal_shape",
         slug="deal-shape",
         title="The shape of a deal and of a game",
         question=QUESTION,
-        method=f"{METHOD} {players_sentence(used)}",
+        method=METHOD,
+        used=used,
         finding=finding,
         sections=[_deal_section(shape, plain), _game_section(games, differences)],
         data=provenance,
-        reproduce=reproduce("deal_shape"),
         findings=findings(shape, plain, games, differences),
     )
 
 
 if __name__ == "__main__":
-    sys.exit(main(build))
+    sys.exit(framework.main(build))

@@ -16,7 +16,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 
-from analyses._common import MissingData, Run, main, players_sentence, reproduce, runs
+from analyses import framework
+from analyses.framework import MissingData, Needs, Run
 from scopa_sim import reporting, stats
 from scopa_sim.rules import PRESETS, Variant, parse_variant
 
@@ -39,6 +40,7 @@ FAMILY: dict[str, str] = {
         )
     },
 }
+NEEDS = Needs(runs=tuple(FAMILY.values()))
 #: The categories whose point nobody scores on a tie (docs/rules.md §5), in table order.
 TIED = ("cards", "coins", "primiera", "sevens")
 KEY = (pl.col("game") * 4096 + pl.col("deal").cast(pl.Int64)).alias("key")  # one deal of a game
@@ -219,10 +221,7 @@ def measure(preset: str, run: Run) -> Member:
 
 def family_runs(data: Path) -> dict[str, Run]:
     """The run of every preset, checked: the preset with no options, greedy players, games."""
-    found = runs(data)
-    missing = [name for name in FAMILY.values() if name not in found]
-    if missing:
-        raise MissingData(f"run(s) {', '.join(missing)} not in {data}/; run `make simulate` first")
+    found = framework.require_all(data, NEEDS.runs)
     out = {}
     for preset, name in FAMILY.items():
         run = found[name]
@@ -241,21 +240,10 @@ def family_runs(data: Path) -> dict[str, Run]:
 
 
 def _forest(members: list[Member], pick, xlabel: str, reference: float | None = None):
-    fig, ax = plt.subplots(figsize=(7, 0.36 * len(members) + 1.1))
-    y = np.arange(len(members))[::-1]
-    estimates = [pick(m) for m in members]
-    values = np.array([e.value for e in estimates])
-    err = np.array([values - [e.low for e in estimates], [e.high for e in estimates] - values])
-    ax.errorbar(values, y, xerr=err, fmt="o", color=COLOR, capsize=3)
-    if reference is not None:
-        ax.axvline(reference, color="#888", lw=1, ls="--")
-    ax.set_yticks(y, [m.preset for m in members])
-    ax.set_ylim(-0.6, len(members) - 0.4)
-    ax.set_xlabel(xlabel)
-    ax.grid(axis="x", color="#ddd", lw=0.6)
-    ax.set_axisbelow(True)
-    fig.tight_layout()
-    return reporting.svg(fig)
+    return framework.forest(
+        [m.preset for m in members], [pick(m) for m in members], xlabel, color=COLOR,
+        reference=reference,
+    )  # fmt: skip
 
 
 def _ties_chart(members: list[Member]):
@@ -266,13 +254,9 @@ def _ties_chart(members: list[Member]):
         rows = [(k, m.ties[cat]) for k, m in enumerate(members) if cat in m.ties]
         if not rows:
             continue
-        values = np.array([100 * e.value for _, e in rows])
-        err = np.array(
-            [values - [100 * e.low for _, e in rows], [100 * e.high for _, e in rows] - values]
-        )
-        ax.errorbar(
-            values, y[[k for k, _ in rows]] + offsets[cat], xerr=err, fmt="o", ms=4, capsize=2,
-            color=CATEGORY_COLORS[cat], label=cat,
+        framework.errorbars(
+            ax, [framework.percent(e) for _, e in rows], y[[k for k, _ in rows]] + offsets[cat],
+            fmt="o", ms=4, capsize=2, color=CATEGORY_COLORS[cat], label=cat,
         )  # fmt: skip
     ax.set_yticks(y, [m.preset for m in members])
     ax.set_ylim(-0.6, len(members) - 0.4)
@@ -285,10 +269,6 @@ def _ties_chart(members: list[Member]):
 
 
 # page -------------------------------------------------------------------------------------------
-
-
-def _pct(e: stats.Estimate) -> str:
-    return f"{100 * e.value:.2f} % [{100 * e.low:.2f}, {100 * e.high:.2f}]"
 
 
 def _shape(m: Member) -> str:
@@ -338,8 +318,8 @@ def _ties_table(members: list[Member]) -> reporting.Table:
             [
                 m.preset,
                 f"{m.played_out:,}",
-                *[_pct(m.ties[c]) if c in m.ties else "—" for c in TIED],
-                "—" if m.no_primiera is None else _pct(m.no_primiera),
+                *[framework.pct(m.ties[c]) if c in m.ties else "—" for c in TIED],
+                "—" if m.no_primiera is None else framework.pct(m.no_primiera),
             ]
         )
     return reporting.Table(
@@ -523,18 +503,19 @@ def build(data: Path) -> reporting.Page:
             ],
         ),
     ]
-    return reporting.Page(
+    return framework.page(
+        "family",
         slug="family",
         title="The Scopa family side by side",
         question=QUESTION,
-        method=f"{METHOD} {players_sentence(m.run for m in members)}",
+        method=METHOD,
+        used=(m.run for m in members),
         finding=_finding(members),
         sections=sections,
         data=[{"preset": m.preset, **m.run.provenance(m.deals, games=m.games)} for m in members],
         findings=findings(members),
-        reproduce=reproduce("family"),
     )
 
 
 if __name__ == "__main__":
-    sys.exit(main(build))
+    sys.exit(framework.main(build))

@@ -10,8 +10,9 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from analyses._common import main
-from scopa_sim import compare, reporting, stats
+from analyses import framework
+from analyses.framework import Needs
+from scopa_sim import compare, compare_page, reporting, stats
 from scopa_sim.stats import LEVEL
 
 ARMS = (
@@ -22,14 +23,24 @@ ARMS = (
 )
 PLAYERS = ("greedy", "random")  # random is bound by forced_capture; greedy always captures
 MODE = "deals"
-COUNT = 200_000  # deals per arm: about 12 s with two workers
+COUNT = 200_000  # deals per arm
 SEED = 20261129
 WORKERS = 2
+NEEDS = Needs()  # it plays its own deals
 
 QUESTION = (
     "Does a rule change matter? How do forcing captures, allowing only the fewest-card sum "
     "capture, and scoring a sweep on the last play change points and scope per deal, and the "
     "dealer's edge, in classic Scopa between a greedy and a random player?"
+)
+
+#: What the page adds to the method of ``scopa-sim compare``'s page.
+METHOD = (
+    "In deals mode each deal is a game of its own whose dealer is drawn at random, so "
+    "about half the deals are dealt by each player; dealer_edge is the dealer's side minus "
+    "the mean of the other sides. The greedy "
+    "player always captures when it can, so forced_capture changes only the random "
+    "player's choices."
 )
 
 
@@ -88,26 +99,22 @@ def build(data: Path) -> reporting.Page:
     read) and returns its page: paired differences from classic, a forest plot, Holm p-values.
     """
     result = compare.compare(ARMS, PLAYERS, mode=MODE, count=COUNT, seed=SEED, workers=WORKERS)
-    page = compare.page(result)
+    page = compare_page.page(result)
     units = "independent deals" if MODE == "deals" else "whole games"
     source = f"simulated in-process by scopa_sim.compare ({units}; not read from the data folder)"
     return dataclasses.replace(
         page,
         question=QUESTION,
         finding=finding(result),
-        method=page.method
-        + " In deals mode each deal is a game of its own whose dealer is drawn at random, so "
-        "about half the deals are dealt by each player; dealer_edge is the dealer's side minus "
-        "the mean of the other sides. The greedy "
-        "player always captures when it can, so forced_capture changes only the random "
-        "player's choices. " + detectable_text(result) + " " + players_text(result),
+        method=f"{page.method} {METHOD} {detectable_text(result)} {players_text(result)}",
         data=[{**row, "mode": MODE, "source": source} for row in page.data],
-        findings=compare.findings(result, "variant")
+        findings=compare_page.findings(result, "variant")
         + [
-            reporting.Finding(
+            framework.detectable_finding(
                 f"variant.detectable.{metric}",
-                stats.Estimate(value, value, value, result.units),
+                value,
                 "scope per deal" if metric == "scope" else "points per deal",
+                result.units,
             )
             for metric, value in detectable(result).items()
         ],
@@ -121,4 +128,4 @@ def build(data: Path) -> reporting.Page:
 
 
 if __name__ == "__main__":
-    sys.exit(main(build))
+    sys.exit(framework.main(build))

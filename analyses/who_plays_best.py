@@ -17,148 +17,40 @@ from __future__ import annotations
 
 import itertools
 import sys
-import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-import polars as pl
-
-from analyses._common import DATA, MissingData, main, manifests_provenance
-from scopa_sim import reporting, stats, storage
+from analyses import framework
+from analyses import tournaments as tc
+from analyses.framework import DATA, MissingData, Needs
+from analyses.tournaments import ConfigError, Spec
+from scopa_sim import reporting, stats
 from scopa_sim import tournament as tour
 
 #: The default tournaments (``make tournament``).
 CONFIG = Path(__file__).resolve().parent.parent / "configs" / "tournaments.toml"
-#: The folder of the tournaments under the data folder.
-TOURNAMENTS = "tournaments"
-BIN = ".venv/bin/"
-_KEYS = {"name", "variant", "players", "deals", "games", "seed", "chunk_size", "options", "workers"}
-
-
-class ConfigError(ValueError):
-    """configs/tournaments.toml is malformed; the message says where."""
-
-
-@dataclass(frozen=True)
-class Spec:
-    """One [[tournament]] of the configuration."""
-
-    name: str
-    variant: str
-    players: tuple[str, ...]
-    mode: str  # deals or games
-    count: int
-    seed: int
-    chunk_size: int | None = None
-    options: dict = field(default_factory=dict)
-    workers: int = 1
-
-    def folder(self, data: Path) -> Path:
-        return Path(data) / TOURNAMENTS / self.name
-
-    def plan(self, data: Path) -> tour.Tournament:
-        return tour.plan(
-            variant_name=self.variant, players=list(self.players), mode=self.mode,
-            count=self.count, seed=self.seed, out=self.folder(data), options=self.options,
-            chunk_size=self.chunk_size,
-        )  # fmt: skip
-
-    def command(self, data: Path = DATA, plan: tour.Tournament | None = None) -> str:
-        """The exact command that plays (or completes) this tournament; workers change nothing
-        but the speed."""
-        plan = self.plan(data) if plan is None else plan
-        line = tour.command_line(plan, self.folder(data))
-        return f"{BIN}{line} --workers {self.workers}"
+NEEDS = Needs(tournaments=CONFIG)
+#: The page's question; :func:`question` names the players and games after it.
+QUESTION = "Who plays best?"
 
 
 def load_config(path: Path = CONFIG) -> list[Spec]:
-    """The [[tournament]] tables of ``path``, completed by its [defaults]."""
-    try:
-        raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as err:
-        raise ConfigError(f"cannot read the tournaments of {path}: {err}") from None
-    defaults = raw.get("defaults", {})
-    specs = []
-    for k, table in enumerate(raw.get("tournament", []), 1):
-        entry = {**defaults, **table}
-        where = f"{path}: [[tournament]] {entry.get('name', k)!r}"
-        unknown = set(entry) - _KEYS
-        if unknown:
-            raise ConfigError(f"{where} has unknown keys {sorted(unknown)}; known: {sorted(_KEYS)}")
-        missing = {"name", "variant", "players", "seed"} - set(entry)
-        if missing or ("deals" in entry) == ("games" in entry):
-            raise ConfigError(
-                f"{where} needs name, variant, players, seed and one of deals or games"
-            )
-        mode = "deals" if "deals" in entry else "games"
-        specs.append(
-            Spec(
-                name=str(entry["name"]), variant=str(entry["variant"]),
-                players=tuple(str(p) for p in entry["players"]), mode=mode,
-                count=int(entry[mode]), seed=int(entry["seed"]),
-                chunk_size=entry.get("chunk_size"), options=dict(entry.get("options", {})),
-                workers=int(entry.get("workers", 1)),
-            )
-        )  # fmt: skip
-    if not specs:
-        raise ConfigError(f"{path} holds no [[tournament]]")
-    return specs
+    """The tournaments of ``path`` (:func:`analyses.tournaments.load_config`)."""
+    return tc.load_config(path)
 
 
 def commands(data: Path = DATA, config: Path = CONFIG, missing: bool = False) -> list[str]:
     """One command per tournament of ``config``, writing into ``data``/tournaments/; with
-    ``missing``, only those whose folder is not complete (what ``make tournament`` runs: a
-    complete folder would only be re-read)."""
-    specs = load_config(config)
-    return [s.command(data) for s in specs if not (missing and _complete(s, data))]
-
-
-def _complete(spec: Spec, data: Path) -> bool:
-    """Whether the tournament's folder holds every run of its plan, each complete."""
-    try:
-        spec.plan(data)
-        return spec.folder(data).is_dir() and not _unfinished(spec, data)
-    except (tour.TournamentError, ValueError, OSError):
-        return False  # the command itself says what is wrong
-
-
-def _unfinished(spec: Spec, data: Path, plan: tour.Tournament | None = None) -> list[str]:
-    """The runs of the tournament's plan that are missing or unfinished, by name."""
-    plan = spec.plan(data) if plan is None else plan
-    runs = [config.out for pairing in plan.pairings for config in pairing.runs]
-    return [run.name for run in runs if not (storage.read_manifest(run) or {}).get("complete")]
+    ``missing``, only those whose folder is not complete (what ``make tournament`` runs)."""
+    return tc.commands(config, data, missing)
 
 
 # analysis ----------------------------------------------------------------------------------------
 
 
-def complete_plan(spec: Spec, data: Path, target: str = "tournament") -> tour.Tournament:
-    """The tournament of ``spec`` from its folder under ``data`` (nothing is played): refused
-    with one line when the folder is missing, incomplete or holds another tournament, naming
-    the ``make`` target that plays it."""
-    folder = spec.folder(data)
-    if not folder.is_dir():
-        raise MissingData(
-            f"tournament folder {folder} is missing; run `make {target}` first "
-            f"(or: {spec.command(data)})"
-        )
-    try:
-        plan = spec.plan(data)
-    except (tour.TournamentError, ValueError, OSError) as err:
-        raise MissingData(f"tournament folder {folder}: {err}") from None
-    unfinished = _unfinished(spec, data, plan)
-    if unfinished:
-        runs = sum(len(pairing.runs) for pairing in plan.pairings)
-        raise MissingData(
-            f"tournament folder {folder} is incomplete ({len(unfinished)} of {runs} runs "
-            f"missing or unfinished, e.g. {unfinished[0]}); run `make {target}` to complete it"
-        )
-    return plan
-
-
 def load(spec: Spec, data: Path) -> tour.Result:
-    """The analysed tournament of ``spec`` (:func:`complete_plan`)."""
-    return tour.analyse(complete_plan(spec, data))
+    """The analysed tournament of ``spec`` (:func:`analyses.tournaments.complete_plan`)."""
+    return tour.analyse(tc.complete_plan(spec, data))
 
 
 @dataclass(frozen=True)
@@ -212,7 +104,7 @@ def _holm(result: tour.Result, a: str, b: str, metric: str) -> str:
 
 
 def _pct(e: stats.Estimate) -> str:
-    return f"{100 * e.value:.1f}% [{100 * e.low:.1f}, {100 * e.high:.1f}]"
+    return framework.pct(e, 1, "%")
 
 
 def _rating(r: tour.Rating) -> str:
@@ -333,7 +225,7 @@ def _unit_text(spec: Spec) -> str:
 
 def _forest(result: tour.Result):
     """tournament.py's forest plot, with the upper bounds set apart below a line."""
-    fig = tour._forest(result)
+    fig = tour.forest_figure(result)
     if result.upper_bounds and result.ratings:
         ax = fig.axes[0]
         ax.axhline(len(result.upper_bounds) - 0.5, color="#1d232a", lw=0.8)
@@ -458,7 +350,7 @@ def sections(spec: Spec, result: tour.Result) -> list[reporting.Section]:
             f"{title}: {tour.METRICS[metric]}; row player A against column player B, estimate "
             "and 95% CI in each cell"
             + ("; the cheater's row and column are an upper bound" if result.upper_bounds else ""),
-            reporting.svg(tour._heat_map(result, metric)),
+            reporting.svg(tour.heat_map_figure(result, metric)),
         )
         for metric in t.metrics()
     ]
@@ -542,7 +434,7 @@ def question(results: list[tuple[Spec, tour.Result]]) -> str:
     hidden = {e.spec for _, r in results for e in r.tournament.entrants if e.sees_hidden_cards}
     variants = list(dict.fromkeys(r.tournament.variant for _, r in results))
     text = (
-        f"Who plays best? Of {', '.join(p for p in fair if p not in hidden)}, which player is "
+        f"{QUESTION} Of {', '.join(p for p in fair if p not in hidden)}, which player is "
         f"strongest in {' and in '.join(variants)}, by how much, and how sure can we be?"
     )
     if hidden:
@@ -636,7 +528,8 @@ def build(data: Path, config: Path = CONFIG) -> reporting.Page:
         swing_section, pages = swings(spec, result)
         page_sections += [*sections(spec, result), swing_section]
         attachments.update(pages)
-    return reporting.Page(
+    return framework.page(
+        "who_plays_best",
         slug="who-plays-best",
         title="Who plays best?",
         question=question(results),
@@ -650,70 +543,29 @@ def build(data: Path, config: Path = CONFIG) -> reporting.Page:
         finding="; ".join(headline(spec, result) for spec, result in results) + ".",
         sections=page_sections,
         data=[_provenance(spec, result, data) for spec, result in results],
-        reproduce=_reproduce(specs, data),
+        reproduce_text=_reproduce(specs, data),
         findings=[f for spec, result in results for f in findings(spec, result)],
         attachments=attachments,
     )
 
 
-def recorded(spec: Spec, data: Path, plan: tour.Tournament | None = None) -> dict:
-    """What a page's footer and JSON need of a complete tournament: its deals (and games, in games
-    mode) over all its runs, and the versions and formats their manifests recorded
-    (_common.manifests_provenance). For a page's data row: ``{..., **recorded(spec, data)}``."""
-    t = spec.plan(data) if plan is None else plan
-    folders = [config.out for pairing in t.pairings for config in pairing.runs]
-    if t.mode == "deals":
-        deals, games = t.count * len(folders), None
-    else:
-        deals = sum(
-            pl.scan_parquet(folder).select(pl.struct("game", "deal").n_unique()).collect().item()
-            for folder in folders
-        )
-        games = t.count * len(folders)
-    return {"deals": deals, "games": games, **manifests_provenance(folders)}
-
-
 def _provenance(spec: Spec, result: tour.Result, data: Path) -> dict:
-    """The tournament's row of the data table, with what the footer needs (:func:`recorded`)."""
-    t = result.tournament
-    size = recorded(spec, data, t)
-    return {
-        "tournament": spec.name,
-        "folder": f"{spec.folder(data)}/ (runs <a>-vs-<b>/, summary.parquet, ratings.parquet)",
-        "variant": t.variant,
-        "players": ",".join(e.spec for e in t.entrants),
-        "mode": t.mode,
-        "per run": f"{t.count:,} {t.mode}",
-        "runs": f"{2 * len(t.pairings)} ({len(t.pairings)} pairings x 2 seatings)",
-        "deals": size.pop("deals"),
-        "games": size.pop("games"),
-        "seed": t.seed,
-        **size,
-    }
+    """The tournament's row of the data table, with what the footer needs."""
+    note = " (runs <a>-vs-<b>/, summary.parquet, ratings.parquet)"
+    return tc.data_row(spec, data, result.tournament, note)
 
 
 def _reproduce(specs: list[Spec], data: Path) -> str:
-    lines = [
-        "make tournament && make report    # the tournaments of configs/tournaments.toml, then "
-        "every page",
-        "# or each tournament alone (resumable: rerun to complete; workers change only the speed):",
-        *[spec.command(data) for spec in specs],
-        "# a complete folder is re-read, not replayed, while its configuration matches: after a",
-        "# change to a player's code, delete data/tournaments/<name>/ to play it again",
-        "# then this page alone:",
-        f".venv/bin/python -m analyses.who_plays_best --data {data} --out reports",
-    ]
-    return "\n".join(lines)
+    return tc.reproduce(
+        "tournament", "configs/tournaments.toml", specs, data, "who_plays_best",
+        "resumable: rerun to complete",
+        notes=(
+            "# a complete folder is re-read, not replayed, while its configuration matches: "
+            "after a",
+            "# change to a player's code, delete data/tournaments/<name>/ to play it again",
+        ),
+    )  # fmt: skip
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--commands"]:  # the Makefile's `tournament` target
-        argv = sys.argv[2:]
-        data = Path(argv[argv.index("--data") + 1]) if "--data" in argv else DATA
-        try:
-            print("\n".join(commands(data, missing="--missing" in argv)))
-        except (ValueError, OSError) as err:  # a bad configuration, a folder of another tournament
-            print(f"error: {err}", file=sys.stderr)
-            sys.exit(2)
-        sys.exit(0)
-    sys.exit(main(build))
+    sys.exit(framework.main(build, commands=commands))

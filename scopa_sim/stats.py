@@ -221,3 +221,36 @@ def format_p(p: float | None, equals: bool = False) -> str:
     if p < 1e-300:
         return "< 1e-300"
     return f"= {p:.3g}" if equals else f"{p:.3g}"
+
+
+class Family:
+    """One Holm family: tests added by key, then closed together.
+
+    After :meth:`close`, ``p_holm[key]`` is each test's Holm-adjusted p-value and ``wide[key]``
+    its interval rescaled to the Bonferroni level of the family (:func:`family_level`), so a
+    page states one family for all its tests and quotes intervals that agree with its p-values.
+    """
+
+    def __init__(self, level: float = LEVEL) -> None:
+        self.base = level
+        self.tests: dict = {}
+        self.p_holm: dict = {}
+        self.wide: dict = {}
+
+    def add(self, key, estimate: Estimate, p: float) -> None:
+        self.tests[key] = (estimate, p)
+
+    def close(self) -> None:
+        keys = list(self.tests)
+        adjusted = holm([self.tests[k][1] for k in keys])
+        for k, p in zip(keys, adjusted, strict=True):
+            self.p_holm[k] = float(p)
+            self.wide[k] = rescale(self.tests[k][0], self.level, self.base)
+
+    @property
+    def size(self) -> int:
+        return len(self.tests)
+
+    @property
+    def level(self) -> float:
+        return family_level(self.size, self.base)

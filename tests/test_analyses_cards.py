@@ -20,7 +20,7 @@ from scipy import stats as sps
 
 from analyses import _card_interventions as ci
 from analyses import ace_value, card_values
-from analyses._common import MissingData, require
+from analyses.framework import MissingData, require
 from scopa_sim import interventions as iv
 from scopa_sim import runner, stats
 from scopa_sim.cards import ITALIAN_40 as PACK

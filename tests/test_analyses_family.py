@@ -20,7 +20,7 @@ import polars as pl
 import pytest
 
 from analyses import family
-from analyses._common import MissingData, runs
+from analyses.framework import MissingData, runs
 from scopa_sim import stats
 from scopa_sim.reporting import json_problems, page_json, render_page
 from scopa_sim.rules import PRESETS

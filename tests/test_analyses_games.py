@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from analyses import deal_shape, seat_advantage, variant_comparison
-from analyses._common import MissingData, runs
+from analyses.framework import MissingData, runs
 from scopa_sim import stats
 from scopa_sim.reporting import ci as reporting_ci
 from scopa_sim.reporting import render_page

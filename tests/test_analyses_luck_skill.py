@@ -20,8 +20,8 @@ import pytest
 
 from analyses import __main__ as site
 from analyses import luck_skill, who_plays_best
-from analyses._common import main
-from scopa_sim import cli
+from analyses.framework import main
+from scopa_sim import cli, stats
 from scopa_sim import tournament as tour
 from scopa_sim.reporting import page_json, render_page
 
@@ -93,14 +93,14 @@ def test_planted_relative_skill_is_recovered_and_the_cheater_against_itself_is_o
 
 
 def test_a_cheater_that_is_no_upper_bound_is_said_so_plainly():
-    e = luck_skill.stats.Estimate
+    e = stats.Estimate
     skill = luck_skill.Skill(
         beginner="random", best="greedy", rs=e(1.14, 1.10, 1.18, 1000),
         best_margin=e(3.9, 3.8, 4.0, 1000), upper_margin=e(3.4, 3.3, 3.5, 1000),
         upper_over_best=e(-0.2, -0.3, -0.1, 1000), room=e(-0.5, -0.6, -0.4, 1000),
     )  # fmt: skip
     preset = luck_skill.Preset("scopone", None, None, [skill])
-    text = luck_skill._skill_sentence(preset)
+    text = luck_skill.skill_sentence(preset)
     assert "gains LESS than greedy" in text and "does NOT beat greedy" in text
     assert "the cheater gains less than greedy against random" in luck_skill.headline([preset])
 
@@ -199,7 +199,7 @@ def test_the_page_writes_alone_and_is_in_the_site(tiny, tmp_path):
 
     assert main(build, ["--data", str(data), "--out", str(out)]) == 0
     assert (out / "luck-skill.html").exists() and (out / "luck-skill.json").exists()
-    assert luck_skill in site.ANALYSES
+    assert luck_skill in site.PAGES
 
 
 def test_a_missing_tournament_folder_is_refused_with_one_line(tmp_path, capsys):

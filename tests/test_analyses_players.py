@@ -23,7 +23,7 @@ import pytest
 
 from analyses import __main__ as site
 from analyses import seat_advantage, who_plays_best
-from analyses._common import MissingData, main, players_sentence, runs
+from analyses.framework import MissingData, main, players_sentence, runs
 from scopa_sim import cli, reporting, runner
 from scopa_sim.reporting import json_problems, render_page
 
@@ -165,7 +165,7 @@ def test_the_page_writes_alone_and_in_the_site(tiny, tmp_path):
     assert json_problems(document) == [] and document["page"] == "who-plays-best"
     (run,) = document["runs"]
     assert (run["name"], run["mode"], run["deals"], run["seed"]) == ("tiny", "deals", 24_000, 1)
-    assert who_plays_best in site.ANALYSES
+    assert who_plays_best in site.PAGES
 
 
 def test_a_missing_tournament_folder_is_refused_with_one_line(tmp_path, capsys):

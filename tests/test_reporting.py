@@ -23,7 +23,7 @@ import pytest
 
 from analyses import __main__ as site
 from analyses import deal_shape
-from analyses._common import in_process, main, runs
+from analyses.framework import in_process, main, runs
 from scopa_sim import api, reporting, runner, stats
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -275,7 +275,7 @@ def test_each_analysis_alone_and_the_site_write_html_and_json(tiny_data, tmp_pat
         page = reporting.Page(slug, slug, "Q?", "M.", "F.", [], [])
         return types.SimpleNamespace(build=lambda data: page)
 
-    monkeypatch.setattr(site, "ANALYSES", (fake("a"), fake("b")))  # in this process: --jobs 1
+    monkeypatch.setattr(site, "PAGES", (fake("a"), fake("b")))  # in this process: --jobs 1
     assert site.main(["--data", str(tiny_data), "--out", str(tmp_path / "all"), "--jobs", "1"]) == 0
     assert sorted(p.name for p in (tmp_path / "all").iterdir()) == [
         "a.html", "a.json", "b.html", "b.json", "index.html",
@@ -356,7 +356,7 @@ def test_the_site_builds_pages_in_worker_processes_as_it_does_alone(
     tiny_data, tmp_path, monkeypatch
 ):
     """--jobs 2 builds each page in a worker process: the same files as one process builds."""
-    monkeypatch.setattr(site, "ANALYSES", (deal_shape,))
+    monkeypatch.setattr(site, "PAGES", (deal_shape,))
     for jobs in ("1", "2"):
         assert (
             site.main(["--data", str(tiny_data), "--out", str(tmp_path / jobs), "--jobs", jobs])
