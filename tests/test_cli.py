@@ -361,8 +361,8 @@ def test_replay_bad_run(capsys, small_run):
 
 def _without_early_checks(monkeypatch) -> None:
     """Leave every check to the runner, as before the early checks."""
-    monkeypatch.setattr(cli, "check_run_early", lambda settings: False)
-    monkeypatch.setattr(cli, "check_output_early", lambda out, **kwargs: None)
+    monkeypatch.setattr(cli.checks, "check_run_early", lambda settings: False)
+    monkeypatch.setattr(cli.checks, "check_output_early", lambda out, **kwargs: None)
 
 
 def test_player_names_and_backends_named_in_cli_are_the_registry_and_the_runner_s():
