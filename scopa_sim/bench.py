@@ -7,8 +7,8 @@ to stderr). Rows come in groups, in this order (``--only GROUP[,GROUP]`` runs a 
   here with ``cc`` when missing or stale): classic random-vs-random deals in plain C. Every
   other row carries ``native_deals_per_second`` and ``share_of_native``: its deals per second
   over the native figure of the same run. Only classic random-vs-random rows play what the C
-  program plays; the rest use it as a fixed yardstick. It is always measured (a few seconds),
-  whatever ``--only`` says, and gives a ``skipped`` row when there is no C compiler.
+  program plays; the rest use it as a fixed yardstick. It is always measured, whatever
+  ``--only`` says, and gives a ``skipped`` row when there is no C compiler.
 - ``engine``: ``play_deals`` and ``play_games`` in this process. The classic random and greedy
   ``play_deals`` rows, which the speed targets compare with native speed, are timed in rounds
   with the native program (native, then the row; ``paired`` in :class:`Case`), and their
@@ -183,10 +183,8 @@ PROCESS_QUICK_CHUNK = 10_000  # ... and cuts the chunks, so that two workers bot
 PRESET_DEALS = 50_000
 NATIVE_DEALS = 2_000_000
 WARM_UP = 2_000  # deals (a quarter of that in games)
-#: Fewest rounds of a ``paired`` case: one run's speed moves by a tenth or more from one
-#: minute to the next here (the same 300,000 random deals played at 736,000 and 873,000
-#: deals/s in one bench two minutes apart), so a median of 3 is not steady; 7 rounds cost a
-#: few seconds.
+#: Fewest rounds of a ``paired`` case: a shared machine's speed drifts from one minute to the
+#: next, so a median of 3 is not steady, and more rounds are cheap.
 PAIRED_RUNS = 7
 
 
@@ -437,9 +435,9 @@ def process_rows(quick: bool, runs: int) -> list[dict]:
     """The whole-command rows (``PROCESS_RUNS``: one worker, two, then one worker on one CPU),
     measured in ``runs`` rounds of the native yardstick followed by each command.
 
-    Why rounds: this machine's speed drifts by a quarter within minutes, so a command timed
-    minutes away from the native figure, or from the command it is compared with, says more of
-    the drift than of the command. Each round's ratios (the command's deals per second over the
+    Why rounds: a shared machine's speed drifts within minutes, so a command timed minutes
+    away from the native figure, or from the command it is compared with, says more of the
+    drift than of the command. Each round's ratios (the command's deals per second over the
     native program's in the same round; two workers over one) are paired, and a row gives their
     median, beside the median times.
 

@@ -2,14 +2,12 @@
 garbage collector runs less often, and the process ends without the interpreter's last garbage
 collections.
 
-Why start workers here: a loky worker is a fresh interpreter that spends about a second
-importing numpy, polars and numba and loading the compiled kernels from numba's cache, and this
-process spends as long before it plays its first chunk. Started first, the worker boots while
-this process imports, instead of after (docs/design.md, "Whole process"). The runner later asks
-for the same reusable executor (``runner._shared_chunks``), so it finds the worker up and its
-kernels loaded. On Linux, ``simulate`` forks its workers after its imports instead
-(``runner.forked_workers``), which is quicker still: there only ``tournament`` starts loky
-workers here.
+Why start workers here: a loky worker is a fresh interpreter that must import numpy, polars and
+numba and load the cached kernels, and so must this process before its first chunk. Started
+first, the worker boots while this process imports, instead of after; the runner later asks for
+the same reusable executor (``runner._shared_chunks``) and finds it ready. On Linux,
+``simulate`` forks its workers after its imports instead (``runner.forked_workers``), so there
+only ``tournament`` starts loky workers here.
 
 Only commands that play through loky workers with more than one worker start one here;
 anything this module cannot read from the command line or the config file is left to the
@@ -109,18 +107,14 @@ def console() -> None:
     collector's thresholds raised, then exit with its status without the interpreter's final
     garbage collections.
 
-    Why the thresholds: importing numba, polars and the engine and loading the compiled kernels
-    create several hundred thousand objects that live as long as the process, and at CPython's
-    default thresholds the collector walked them again and again while they were created, about
-    a fifth of a short command's time (measured: a 1,000-deal ``simulate``, median of 16 pairs,
-    0.97 s before, 0.74 s after; collections during the imports alone 0.10 s before, 0.04 s
-    after). Cycles are still collected, less often; a run makes few.
+    Why the thresholds: the imports and the loaded kernels create several hundred thousand
+    long-lived objects, and at CPython's defaults the collector walks them again and again while
+    they are made. Cycles are still collected, less often; a run makes few.
 
     Why freeze at exit: while it tears down the modules, CPython collects garbage several times
-    over every object still alive, and with numba's and polars' objects loaded that took about
-    0.3 s of every command that played (measured: a 1,000-deal ``play_deals`` process ran 1.25
-    s, 0.94 s with this). Frozen objects are left out of those collections; their memory goes
-    back with the process. Files are closed and ``atexit`` functions run as usual."""
+    over every object still alive, which is slow with numba's and polars' objects loaded. Frozen
+    objects are left out of those collections; their memory goes back with the process. Files
+    are closed and ``atexit`` functions run as usual (see docs/design.md#where-the-time-goes)."""
     gc.set_threshold(*GC_THRESHOLDS)
     status = main()
     gc.freeze()

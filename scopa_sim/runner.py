@@ -202,11 +202,10 @@ def _chunks_in_turn(config: RunConfig, todo: list[int], batch_size: int) -> Iter
     thread while the next chunk plays; results in chunk order.
 
     Why: the compiled kernel and polars' writer both release the GIL, so with a core to spare
-    the writing (building the frame and the Parquet file: about 0.5 s of CPU a million deals,
-    measured) takes no time of its own: a one-worker run of a million random deals ran 0.3 s
-    (10 %) faster. A chunk counts as done only when its file is in place, as with any worker:
-    an interrupted run replays the chunk whose file was not written, and the write in hand is
-    finished (or its temporary file left behind) before this returns.
+    the writing (building the frame and the Parquet file) overlaps the play. A chunk counts as
+    done only when its file is in place, as with any worker: an interrupted run replays the
+    chunk whose file was not written, and the write in hand is finished (or its temporary file
+    left behind) before this returns.
     """
     with ThreadPoolExecutor(1, thread_name_prefix="scopa-sim-writer") as writer:
         pending = None
@@ -296,8 +295,8 @@ def _backend(backend: str | None, workers: int, scheduler: str | None) -> Iterat
     (threading, multiprocessing); a Dask client for 'dask'. The default backend (None, which
     :func:`run` makes of a named loky too) needs neither: its chunks go to this process, to the
     forked workers or to loky's own pool (:func:`_shared_chunks`, :func:`_chunks_in_turn`), so
-    joblib is not imported for it (0.06 s before a forked run's first chunk, while every worker
-    waited)."""
+    joblib is not imported for it: its import would delay a forked run's first chunk while every
+    worker waited."""
     if backend is None:
         yield
         return
@@ -450,9 +449,8 @@ def forked_workers(workers: int) -> Iterator[bool]:
     (``_shared_chunks`` gives them chunks); yield whether it did. The block's end stops them.
 
     Why: a forked worker starts with numpy, polars, numba and this package already imported,
-    so it plays its first chunk as soon as this process does. A fresh (loky) interpreter first
-    spends about a second importing them, which held two workers at about 1.6x one
-    (docs/design.md, "Two workers"); and it is forked once for a whole batch of runs.
+    so it plays its first chunk as soon as this process does, where a fresh (loky) interpreter
+    first imports them all; and it is forked once for a whole batch of runs.
 
     A fork copies only the calling thread: a lock that another thread holds at that moment is
     never released in the child. So this forks only on Linux (:data:`FORKS`) and only while no
@@ -496,12 +494,12 @@ def _shared_chunks(config, todo, batch_size, workers) -> Iterator[ChunkResult]:
     ones (:func:`forked_workers`) when there are enough, else loky's.
 
     Why: a loky worker is a fresh interpreter that must import numpy, polars and numba and load
-    the compiled kernels before its first chunk (about 1.2 s of CPU, measured). This process has
-    paid most of that already, so it plays chunks from the start while the other workers boot,
-    rather than waiting idle. Each worker takes the next chunk from one queue when it is free
-    (one chunk at a time), so all end within about a chunk of each other. Results arrive in any
-    order; the data do not depend on who played what. (The loky executor is used directly:
-    joblib runs ``n_jobs=1`` in the calling thread, not in a process.)
+    the compiled kernels before its first chunk. This process has paid most of that already, so
+    it plays chunks from the start while the other workers boot, rather than waiting idle. Each
+    worker takes the next chunk from one queue when it is free (one chunk at a time), so all end
+    within about a chunk of each other. Results arrive in any order; the data do not depend on
+    who played what. (The loky executor is used directly: joblib runs ``n_jobs=1`` in the
+    calling thread, not in a process.)
     """
     if len(todo) <= 1:  # no work for another process: do not start one
         yield from (play_chunk(config, c, batch_size) for c in todo)

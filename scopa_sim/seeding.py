@@ -120,9 +120,8 @@ def shuffle_into(h, position_keys, pack, swap):
     """Fisher-Yates of one pack keyed ``h`` (:func:`pack_hash`) into ``pack`` (``swap``:
     scratch of its length), as :func:`packs` deals it: position ``i`` swaps with ``j`` drawn on
     ``0 .. i`` from ``mix64(h ^ position_keys[i])``, which is ``hash_counters(h, i)``. For
-    compiled callers that deal packs one at a time; hashing a batch's packs first, in a loop of
-    its own, is twice as fast (the CPU overlaps the independent hashes) as hashing each before
-    its shuffle."""
+    compiled callers that deal packs one at a time; for a batch, hash all its packs first in a
+    loop of their own, whose independent hashes the CPU overlaps."""
     n = len(pack)
     # The draws first, independent of each other (the CPU overlaps their hashing), then the
     # swaps, which depend on one another through the pack.
@@ -216,8 +215,8 @@ def deal_keys(key: np.uint64, game: np.ndarray, deal: np.ndarray) -> np.ndarray:
 
 def hash_pairs(key: np.uint64, first, second) -> np.ndarray:
     """``hash_counters(key, first, second)``; compiled when the counters are two integer
-    vectors of one length, as a batch's are: a fifth of the time of the numpy form, which makes
-    a temporary array of each of its steps."""
+    vectors of one length, as a batch's are, to spare the numpy form's temporary array at each
+    of its steps."""
     first, second = np.asarray(first), np.asarray(second)
     vectors = first.ndim == second.ndim == 1 and len(first) == len(second) and np.ndim(key) == 0
     if not (vectors and first.dtype.kind in "iu" and second.dtype.kind in "iu"):

@@ -7,8 +7,8 @@ or absent, whatever kills the process.
 
 polars is imported when a frame is first built, not with this module (nor with the runner, the
 outcomes or ``api``): a one-worker run writes each chunk on a thread of its own, and that
-thread's first write imports polars (0.1 s) while the first chunks play, the compiled kernel
-having released the GIL, instead of every run waiting for the import before its first deal.
+thread's first write imports polars while the first chunks play, the compiled kernel having
+released the GIL, instead of every run waiting for the import before its first deal.
 ``SCHEMA`` is built then too (a module attribute made on first use).
 """
 
@@ -137,12 +137,9 @@ def chunk_path(folder: Path, chunk: int) -> Path:
 def write_chunk(frame: pl.DataFrame, folder: Path, chunk: int) -> int:
     """Write one chunk atomically (temporary name, then rename); returns its size in bytes.
 
-    Options measured on a 200,000-row chunk (CPU time, best of 11, polars 1.x): zstd level 1
-    with statistics 83 ms and 11.4 bytes a row; without statistics 62 ms (but readers could no
-    longer skip files and row groups by game, as a deal's replay does); zstd 3 about 30 % more
-    time for 1 % fewer bytes; lz4 as fast but 45 % more bytes; one row group per file no
-    faster; pyarrow's writer 95-140 ms whatever its options (dictionaries for the text columns
-    only, statistics for a few columns).
+    zstd level 1 writes about as fast as lz4 in far fewer bytes (higher levels cost time for
+    little); the statistics cost some write time but let readers skip files and row groups by
+    game, as a deal's replay does.
     """
     tmp = partial_dir(folder) / f"chunk-{chunk:06d}.{os.getpid()}.parquet"
     frame.write_parquet(tmp, compression="zstd", compression_level=1, statistics=True)

@@ -33,7 +33,7 @@ def _finish(process: subprocess.Popen, part: str) -> None:
 def pytest_configure(config):
     """With ``-n 2`` or more (``make test``), compile the kernels once in parallel processes
     (tests/_warmup.py) before xdist starts the workers, which then load them from the cache.
-    ``SCOPA_SIM_NO_WARMUP=1`` skips it. A warm cache makes this a few seconds."""
+    ``SCOPA_SIM_NO_WARMUP=1`` skips it. With a warm cache it only loads the kernels."""
     if hasattr(config, "workerinput") or os.environ.get("SCOPA_SIM_NO_WARMUP"):
         return
     workers = getattr(config.option, "numprocesses", None)
@@ -43,8 +43,7 @@ def pytest_configure(config):
     fused, lockstep = _start("fused"), _start("lockstep")
     _finish(fused, "fused")
     # Both call what the fused part compiled (search rolls out on the fused kernel). The
-    # checked kernel starts now, not after the lockstep part: 37 s for the whole warm-up from
-    # cold, measured, against 42 s.
+    # checked kernel starts now, not after the lockstep part, so the slowest compiles overlap.
     search, checked = _start("search"), _start("checked")
     _finish(lockstep, "lockstep")
     _finish(search, "search")

@@ -16,17 +16,14 @@ opening escobas, the side that won by a scopa and the game's winner after the de
 The reference engine numbers sides from seat 0; the vectorised engine numbers them from the
 player in seat 0, so side ``r`` of the reference is side ``seat_side[row, r]`` of the batch.
 
-Cost: the reference engine is the floor (about 1.2 ms a deal for classic, 2.4 ms for scopone,
-measured on a loaded 2-core machine); everything on the vectorised side is converted to Python
-lists once per chunk, so the replay adds about a fifth to it and the vectorised engine about 3 %.
-Each configuration is split in two test items so the two xdist workers stay balanced. The
-presets play 1,000 deals each and the option sets 500 (about 45 s of CPU for the file's items,
-measured serially, plus the workers' start-up; within the suite's five-minute budget). Each item
-still asserts its configuration met what it is there for, with margin: at these counts every item
-saw at least 81 won games, every ``scopa_wins_immediately`` item at least 19 stopped deals, every
-escoba item at least 8 escoba openings. ``SCOPA_SIM_AGREEMENT_DEALS=10000 pytest
-tests/test_agreement.py`` plays that many (a multiple of 500) for every configuration (the
-setting the variants were first verified with; 4,000 and 2,000 were the defaults before).
+Cost: the reference engine is the floor, so the vectorised side is converted to Python lists
+once per chunk. Each configuration is split in two test items so the two xdist workers stay
+balanced. The presets play 1,000 deals each and the option sets 500, to keep the file within the
+suite's budget; each item still asserts its configuration met what it is there for, with margin:
+at these counts every item saw at least 81 won games, every ``scopa_wins_immediately`` item at
+least 19 stopped deals, every escoba item at least 8 escoba openings.
+``SCOPA_SIM_AGREEMENT_DEALS=10000 pytest tests/test_agreement.py`` plays that many (a multiple of
+500) for every configuration, the setting the variants were first verified with.
 """
 
 from __future__ import annotations
