@@ -31,16 +31,16 @@ NATIVE := build/native_scopa
 bench: install
 	@if command -v $(CC) >/dev/null 2>&1; then $(MAKE) --no-print-directory $(NATIVE) >&2; \
 	else echo "bench: no C compiler ($(CC)): the native row is skipped" >&2; fi
-	@$(BIN)/python -m scopa_sim.bench $(BENCH_ARGS)
+	@$(BIN)/python -m bench $(BENCH_ARGS)
 
-# The flags match NATIVE_FLAGS in scopa_sim/bench.py.
+# The flags match NATIVE_FLAGS in bench/native.py.
 $(NATIVE): bench/native_scopa.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -Wall -Wextra -o $@ $< -lm
 
 lint: install
-	$(BIN)/ruff check scopa_sim tests analyses
-	$(BIN)/ruff format --check scopa_sim tests analyses
+	$(BIN)/ruff check scopa_sim tests analyses bench examples
+	$(BIN)/ruff format --check scopa_sim tests analyses bench examples
 
 simulate: install
 	$(BIN)/scopa-sim simulate --config configs/default.toml

@@ -12,7 +12,11 @@ import sys
 
 import pytest
 
-from scopa_sim import api, bench
+import bench.cases
+import bench.native
+import bench.run
+import bench.timing
+from scopa_sim import api
 from scopa_sim.rules import PRESETS
 
 MEASURED = {"name", "group", "variant", "players", "deals", "seconds", "deals_per_second",
@@ -22,27 +26,27 @@ MEASURED = {"name", "group", "variant", "players", "deals", "seconds", "deals_pe
 @pytest.mark.xdist_group("bench")
 def test_quick_bench_prints_one_json_row_per_case():
     out = subprocess.run(
-        [sys.executable, "-m", "scopa_sim.bench", "--quick", "--runs", "1"],
-        capture_output=True, text=True, check=True, timeout=600,
+        [sys.executable, "-m", "bench", "--quick", "--runs", "1"],
+        capture_output=True, text=True, check=True, timeout=600, cwd=bench.native.ROOT,
     )  # fmt: skip
     # stdout is JSON lines alone, one object a line; progress goes to stderr.
     rows = [json.loads(line) for line in out.stdout.splitlines()]
     assert all(isinstance(row, dict) for row in rows)
     by_group: dict[str, list[dict]] = {}
     for row in rows:
-        assert row["group"] in bench.GROUPS
+        assert row["group"] in bench.cases.GROUPS
         by_group.setdefault(row["group"], []).append(row)
-    assert list(by_group) == [g for g in bench.GROUPS if g in by_group]  # groups in order
+    assert list(by_group) == [g for g in bench.cases.GROUPS if g in by_group]  # groups in order
 
     native = by_group["native"][0]
-    assert len(by_group["native"]) == 1 and native["name"] == bench.NATIVE_NAME
+    assert len(by_group["native"]) == 1 and native["name"] == bench.native.NATIVE_NAME
     has_cc = "skipped" not in native
     if has_cc:
         assert MEASURED <= set(native) and native["points_per_deal"] > 0 and native["checksum"]
     else:
         assert shutil.which("cc") is None
 
-    paired = {case.name for case in bench.CASES if case.paired}
+    paired = {case.name for case in bench.cases.CASES if case.paired}
     assert {"deals random vs random", "deals greedy vs greedy"} <= paired
     for row in rows:
         if "skipped" in row:
@@ -59,7 +63,7 @@ def test_quick_bench_prints_one_json_row_per_case():
             else:
                 assert row["native_deals_per_second"] == native["deals_per_second"]
 
-    cases = [c for c in bench.CASES if c.group in by_group and c.quick]
+    cases = [c for c in bench.cases.CASES if c.group in by_group and c.quick]
     kept = [row for row in rows if row["group"] in ("engine", "memory", "runner")]
     assert [row["name"] for row in kept] == [case.name for case in cases]
     for row, case in zip(kept, cases, strict=True):
@@ -70,8 +74,8 @@ def test_quick_bench_prints_one_json_row_per_case():
     assert by_name["runner 2 workers"]["speedup_vs_1_worker"] > 0
 
     growth = by_group["growth"]
-    sizes = bench.GROWTH_QUICK_SIZES
-    assert [row["deals"] for row in growth] == [n // bench.GROWTH_QUICK for n in sizes]
+    sizes = bench.cases.GROWTH_QUICK_SIZES
+    assert [row["deals"] for row in growth] == [n // bench.cases.GROWTH_QUICK for n in sizes]
     assert all(row["rss_growth_mb"] >= 0 for row in growth)
 
     one, two, one_core = by_group["process"]
@@ -99,36 +103,36 @@ def test_quick_bench_prints_one_json_row_per_case():
 def test_the_full_bench_measures_every_case_at_its_size_and_quick_one_of_each_kind():
     """``make bench`` (no --quick) measures every case, growth size and preset at full size;
     --quick measures a subset of the same rows at small sizes. Nothing is run here."""
-    full = list(bench.jobs(set(bench.GROUPS), False, 8192, 3))
-    quick = list(bench.jobs(set(bench.GROUPS), True, 8192, 1))
+    full = list(bench.run.jobs(set(bench.cases.GROUPS), False, 8192, 3))
+    quick = list(bench.run.jobs(set(bench.cases.GROUPS), True, 8192, 1))
     names = [what for what, _ in full]
-    assert names[0] == f"{bench.NATIVE_NAME} ({bench.NATIVE_DEALS:,})"
-    cases = [*bench.CASES, *bench.preset_cases(), *bench.PATH_CASES]
+    assert names[0] == f"{bench.native.NATIVE_NAME} ({bench.cases.NATIVE_DEALS:,})"
+    cases = [*bench.cases.CASES, *bench.cases.preset_cases(), *bench.cases.PATH_CASES]
     assert {f"{c.name} ({c.count:,})" for c in cases} < set(names)
     assert [n for n in names if n.startswith("growth")] == [
-        f"growth {n:,} deals" for n in bench.GROWTH_SIZES
+        f"growth {n:,} deals" for n in bench.cases.GROWTH_SIZES
     ]
     (process,) = [n for n in names if n.startswith("scopa-sim")]  # one job, both commands
-    for n, w, cores in bench.PROCESS_RUNS:
+    for n, w, cores in bench.cases.PROCESS_RUNS:
         assert f"--deals {n:,} --workers {w}{' on one core' if cores == 1 else ''}" in process
-    assert len(names) == 1 + len(cases) + len(bench.GROWTH_SIZES) + 1
+    assert len(names) == 1 + len(cases) + len(bench.cases.GROWTH_SIZES) + 1
     for what, make in full:  # the runner rows play chunks of the full size
         if "runner" in what:
-            assert make.args[0].chunk == bench.RUNNER_CHUNK, what
+            assert make.args[0].chunk == bench.cases.RUNNER_CHUNK, what
     assert 0 < len(quick) < len(names)
     assert {what.split(" (")[0] for what, _ in quick if "(" in what} <= {
         what.split(" (")[0] for what in names
     }
-    left_out = {c.name for c in bench.CASES if not c.quick}
+    left_out = {c.name for c in bench.cases.CASES if not c.quick}
     assert left_out and left_out.isdisjoint(what.split(" (")[0] for what, _ in quick)
 
 
 @pytest.mark.xdist_group("bench")
 def test_only_runs_the_named_groups_and_rejects_unknown_ones(capsys):
-    rows = bench.main(["--quick", "--runs", "1", "--only", "native"])
+    rows = bench.run.main(["--quick", "--runs", "1", "--only", "native"])
     assert [row["group"] for row in rows] == ["native"]
     with pytest.raises(SystemExit):
-        bench.main(["--only", "engine,nonsense"])
+        bench.run.main(["--only", "engine,nonsense"])
     assert "unknown group nonsense" in capsys.readouterr().err
 
 
@@ -138,12 +142,13 @@ def test_native_yardstick_agrees_with_the_engine(tmp_path):
     """Mean points per deal (both sides), random vs random: C and Python agree within 4
     standard errors of the difference (different random numbers, the same game)."""
     binary = tmp_path / "native_scopa"
+    source = str(bench.native.NATIVE_SOURCE)
     subprocess.run(
-        ["cc", *bench.NATIVE_FLAGS, "-o", str(binary), str(bench.NATIVE_SOURCE), "-lm"],
+        ["cc", *bench.native.NATIVE_FLAGS, "-o", str(binary), source, "-lm"],
         check=True, timeout=120,
     )  # fmt: skip
     deals = 200_000
-    native = bench.run_native(binary, deals, seed=7)
+    native = bench.native.run_native(binary, deals, seed=7)
     assert native["deals"] == deals and native["deals_per_s"] > 0
     points = api.play_deals("classic", ["random", "random"], deals=deals, seed=7).totals.sum(1)
     se = math.hypot(native["points_sd"], points.std(ddof=1)) / math.sqrt(deals)
@@ -153,8 +158,10 @@ def test_native_yardstick_agrees_with_the_engine(tmp_path):
     expected = deals * p / (1 - p)  # redeals before `deals` deals that were played
     assert abs(native["throw_ins"] - expected) < 5 * math.sqrt(expected)
     # Same seed, same deals: the checksum is reproducible; another seed changes it.
-    checksum = {seed: bench.run_native(binary, 1000, seed=seed)["checksum"] for seed in (7, 8)}
-    assert bench.run_native(binary, 1000, seed=7)["checksum"] == checksum[7] != checksum[8]
+    checksum = {
+        seed: bench.native.run_native(binary, 1000, seed=seed)["checksum"] for seed in (7, 8)
+    }
+    assert bench.native.run_native(binary, 1000, seed=7)["checksum"] == checksum[7] != checksum[8]
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity here")
@@ -163,7 +170,7 @@ def test_a_timed_command_runs_on_the_cpus_it_is_given(tmp_path):
     log = tmp_path / "log.txt"
     show = [sys.executable, "-c", "import os; print(sorted(os.sched_getaffinity(0)))"]
     cpu = max(os.sched_getaffinity(0))
-    assert bench.timed_command(show, log, {cpu})["status"] == 0
+    assert bench.timing.timed_command(show, log, {cpu})["status"] == 0
     assert log.read_text().strip() == f"[{cpu}]"
-    bench.timed_command(show, log)
+    bench.timing.timed_command(show, log)
     assert log.read_text().strip() == str(sorted(os.sched_getaffinity(0)))

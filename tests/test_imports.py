@@ -171,7 +171,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "scopa_sim.interventions",
         "scopa_sim.tournament",
     ),
-    ("scopa_sim.cli", "scopa_sim.launch", "scopa_sim.__main__", "scopa_sim.bench"),
+    ("scopa_sim.cli", "scopa_sim.launch", "scopa_sim.__main__"),
 )
 
 

@@ -1,0 +1,35 @@
+"""The rows as printed: figures comparing a row with earlier rows, a JSON line on stdout for
+each row and progress on stderr."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from bench.native import NATIVE_NAME
+
+
+def annotate(row: dict, seen: dict[str, dict]) -> None:
+    """Figures that compare a row with earlier rows of the same run."""
+    native = seen.get(NATIVE_NAME, {}).get("deals_per_second")
+    if native and row["name"] != NATIVE_NAME and "deals_per_second" in row:
+        row.setdefault("native_deals_per_second", native)  # a row may have its own, paired
+        row.setdefault("share_of_native", round(row["deals_per_second"] / native, 4))
+    if row.get("workers", 1) > 1 and "deals_per_second" in row and "speedup_vs_1_worker" not in row:
+        one = seen.get(row["name"].replace(f"{row['workers']} workers", "1 worker"), {})
+        if "deals_per_second" in one:
+            row["speedup_vs_1_worker"] = round(row["deals_per_second"] / one["deals_per_second"], 2)
+    if row["group"] == "presets" and "ns_per_card" in row:
+        kind = row["players"][0]  # classic's own row is its reference (ratio 1)
+        classic = (
+            row if row["variant"] == "classic" else seen.get(f"preset classic {kind} vs {kind}", {})
+        )
+        if "ns_per_card" in classic:
+            row["per_card_vs_classic"] = round(row["ns_per_card"] / classic["ns_per_card"], 3)
+
+
+def show(row: dict) -> None:
+    """Print ``row``: its speed (or why it was skipped) to stderr, the row as JSON to stdout."""
+    what = row.get("skipped") or f"{row['deals_per_second']:,} deals/s"
+    print(f"bench:   {what}", file=sys.stderr, flush=True)
+    print(json.dumps(row), flush=True)
