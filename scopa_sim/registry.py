@@ -1,8 +1,8 @@
-"""The built-in players by name, as ``MODULE:CLASS`` strings: the one list to extend when a
-player is added.
+"""The built-in names: the players, as ``MODULE:CLASS`` strings (the one list to extend when a
+player is added), and the runner's backends.
 
-Static data that imports nothing, so that the command line can list and check player names
-without loading the engine; ``scopa_sim.players`` builds the players from it.
+Static data that imports nothing, so that the command line can list and check names without
+loading the engine; ``scopa_sim.players`` builds the players from it.
 """
 
 from __future__ import annotations
@@ -25,6 +25,10 @@ SEARCH: dict[str, str] = {
 
 #: Every built-in player, the compiled ones first.
 BUILTIN: dict[str, str] = {**COMPILED, **SEARCH}
+
+
+#: The runner's joblib backends (``runner.run``), and "dask" for a Dask cluster.
+BACKENDS: tuple[str, ...] = ("loky", "threading", "multiprocessing", "dask")
 
 
 def load(path: str):

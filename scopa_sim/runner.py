@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 import scopa_sim
-from scopa_sim import api, storage
+from scopa_sim import api, registry, storage
 from scopa_sim.engine.outcomes import DealOutcomes
 from scopa_sim.rules import Variant, variant
 
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     import polars as pl
 
 MODES = ("games", "deals")
-BACKENDS = ("loky", "threading", "multiprocessing", "dask")
+BACKENDS = registry.BACKENDS
 
 
 class RunError(ValueError):
@@ -454,7 +454,7 @@ def forked_workers(workers: int) -> Iterator[bool]:
 
     A fork copies only the calling thread: a lock that another thread holds at that moment is
     never released in the child. So this forks only on Linux (:data:`FORKS`) and only while no
-    other thread runs, as at the start of a command, after its imports (``cli.py``); otherwise
+    other thread runs, as at the start of a command, after its imports (``cli/``); otherwise
     it yields False and the runner uses loky's workers.
     """
     global _forked

@@ -365,9 +365,8 @@ def _without_early_checks(monkeypatch) -> None:
     monkeypatch.setattr(cli.checks, "check_output_early", lambda out, **kwargs: None)
 
 
-def test_player_names_and_backends_named_in_cli_are_the_registry_and_the_runner_s():
-    assert cli.PLAYER_NAMES == tuple(PLAYERS), "update cli.PLAYER_NAMES"
-    assert cli.BACKENDS == runner.BACKENDS, "update cli.BACKENDS"
+def test_the_player_names_the_cli_offers_are_the_players_built():
+    assert cli.PLAYER_NAMES == tuple(PLAYERS)
 
 
 EARLY_CASES = {

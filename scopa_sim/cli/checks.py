@@ -14,6 +14,7 @@ import importlib.util
 import os
 from pathlib import Path
 
+from scopa_sim import registry
 from scopa_sim.cli.errors import InputError
 from scopa_sim.lineup import lineup_problem
 from scopa_sim.rules import RulesError, Variant, variant
@@ -28,10 +29,8 @@ __all__ = [
     "check_writable",
 ]
 
-#: The registered players (``scopa_sim.players.PLAYERS``, in its order), named here so that the
-#: parser and the early checks need not import the engine; tests/test_cli.py checks that they
-#: agree with the registry.
-PLAYER_NAMES = ("random", "greedy", "defensive", "memory", "chitarrella", "pimc", "cheater")
+#: The built-in players (``registry.BUILTIN``), for help texts and the early checks.
+PLAYER_NAMES = tuple(registry.BUILTIN)
 
 
 def _run_folder(out) -> Path:

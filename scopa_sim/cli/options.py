@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 
+from scopa_sim import registry
 from scopa_sim.rules import OPTIONS
 
 __all__ = [
@@ -22,9 +23,7 @@ __all__ = [
     "seed_int",
 ]
 
-#: The runner's backends (``runner.BACKENDS``), named here so that the parser need not import
-#: the runner; tests/test_cli.py checks that they agree with it.
-BACKENDS = ("loky", "threading", "multiprocessing", "dask")
+BACKENDS = registry.BACKENDS
 
 
 def _checked(text: str, convert, kind: str, ok, need: str, what: str = ""):
