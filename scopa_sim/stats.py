@@ -18,7 +18,7 @@ LEVEL = 0.95
 
 
 def _sps():
-    """``scipy.stats``, imported on first use: it takes 1-3 s, which a process that only plays
+    """``scipy.stats``, imported on first use: it takes seconds, which a process that only plays
     (a worker of ``compare`` or of a tournament imports this module with its caller's) never
     needs. ``stats.sps`` is the same module."""
     from scipy import stats

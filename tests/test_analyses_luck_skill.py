@@ -1,4 +1,4 @@
-"""The page "How much is luck, how much is skill?" (analyses/luck_skill.py).
+"""The page "How much is luck, how much is skill?" (analyses/luck_skill/).
 
 Planted truths first: a synthetic pairing whose result is skill + cards + rest with known
 variances (the cards' share and the skill share must come out within four standard errors, the

@@ -3,7 +3,7 @@ the greedy and random players.
 
 The conformance suite runs each player of ``scopa_sim.players.PLAYERS`` through
 ``scopa_sim.testing.check_player`` on every preset (and with forced capture on one preset per
-capture rule, and a few other option sets) against the contract of ``players/base.py``: ``act``
+capture rule, and a few other option sets) against the contract of ``scopa_sim/contract.py``: ``act``
 returns one legal index per row, is deterministic and does not depend on which other rows share
 the batch; whole runs do not depend on the batch size; a player cannot see hidden cards (unless
 it declares ``sees_hidden_cards``); a fused row policy plays as act; players are frozen. Every

@@ -1,8 +1,9 @@
-"""The numpy table-based legal-action generator (engine/tables.py) equals the reference engine.
+"""The numpy table-based legal-action generator (tests/support/numpy_legal_actions.py) equals
+the reference engine.
 
-It is the measured alternative to the numba kernel in docs/design.md; this keeps the comparison
-honest: both produce the same actions (as sets per row) on states from real play and on random
-states with large tables, under every capture option.
+It is an independent second implementation of the capture rules beside the numba kernel: both
+produce the same actions (as sets per row) on states from real play and on random states with
+large tables, under every capture option.
 """
 
 from __future__ import annotations

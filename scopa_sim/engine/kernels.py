@@ -2,8 +2,8 @@
 
 Why compiled: the legal captures of a card are the sets of table cards summing to its rank, a
 search whose size differs from row to row. A pure-numpy version over precomputed rank-partition
-tables (``engine/tables.py``) is correct too but measured 3 times slower in isolation and 2 times
-slower in the engine (docs/design.md); numba runs the search per row at native speed.
+tables (``tests/support/numpy_legal_actions.py``) is correct too but slower, in isolation and in
+the engine; numba runs the search per row at native speed.
 
 Card sets are ``uint64`` bitmasks (bit = card id, docs/rules.md §1); a rank's four cards are
 one mask, so equal-rank captures are one AND. Table cards are visited in (rank, suit) order, so sum

@@ -1,7 +1,7 @@
 """An alternative legal-action generator in pure numpy, from precomputed tables.
 
-Kept as the measured alternative to the numba kernel (``kernels.legal_actions``; the comparison
-is in docs/design.md) and as a second, independent implementation of docs/rules.md §3. Same
+Kept as the alternative to the numba kernel (``kernels.legal_actions``), slower, and as a
+second, independent implementation of docs/rules.md §3 that the tests check it against. Same
 contract:
 ``legal_actions(hands, tables, ranks, fewest, forced)`` returns ``(card int8[B, A],
 capture uint64[B, A], group int8[B, A], count int64[B], n_cards int64[B])``, with the
