@@ -192,7 +192,7 @@ def test_stopped_deals_are_not_ties_without_the_stopped_column(family_data):
     assert answers["scopa-52"]["played_out"] < answers["scopa-52"]["deals"]  # some stopped
     frame = pl.read_parquet(run.folder)
     columns = [c for c in frame.columns if c != "stopped"]
-    proxy = frame.group_by("game", "deal").agg(family._stopped(columns).alias("stopped"))
+    proxy = frame.group_by("game", "deal").agg(family.stopped(columns).alias("stopped"))
     stopped = proxy.filter(pl.col("stopped")).sort("game")
     assert stopped["game"].to_list() == list(range(0, GAMES, 5))  # every fifth game ...
     assert (stopped["deal"].to_numpy() == LENGTHS[::5] - 1).all()  # ... its last deal

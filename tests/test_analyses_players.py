@@ -1,4 +1,4 @@
-"""The page "Who plays best?" (analyses/who_plays_best.py) on a tiny real tournament, and the
+"""The page "Who plays best?" (analyses/who_plays_best/) on a tiny real tournament, and the
 players sentence every page carries.
 
 The tournament is random, greedy and memory in classic, 4,000 duplicate deals a run, played by

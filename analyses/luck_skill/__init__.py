@@ -90,7 +90,7 @@ METHOD = (
     "outcome variance is 1 - 2 Var(d) / Var(x). That is the definition used, with no model: it "
     "equals -Cov(x1, x2) / Var(x), how strongly the two seatings of the same pack oppose each "
     "other (a part of the rest that favours one player on both seatings lowers it), and it is "
-    "tournament.py's variance reduction read as a share. The mean square of a plain "
+    "the tournament's variance reduction read as a share. The mean square of a plain "
     "result, mean(d)^2 + Var(x), splits into skill (the squared mean gap: what the better player "
     "gains on average), cards (the share above) and the rest: the players' own random numbers "
     "(random, pimc's samples), and how a pack suits one player more than the other (which does "

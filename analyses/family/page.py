@@ -1,49 +1,14 @@
-"""How do the games of the Scopa family compare?
-
-Every preset of docs/rules.md §7, played whole games by two to six greedy players: points and scope
-per deal, how often cards, coins, primiera and (52-card game) sevens are tied so that nobody scores
-them, the dealer's edge, and how many deals a game lasts, each with a 95 % interval that allows
-for deals clustering in games.
-"""
+"""How do the games of the Scopa family compare: the page's charts, tables, texts and findings."""
 
 from __future__ import annotations
 
-import sys
-from dataclasses import dataclass
-from pathlib import Path
-
 import matplotlib.pyplot as plt
 import numpy as np
-import polars as pl
 
 from analyses import framework
-from analyses.framework import MissingData, Needs, Run
-from scopa_sim import reporting, stats
-from scopa_sim.rules import PRESETS, Variant, parse_variant
+from analyses.family.measure import TIED, Member
+from scopa_sim import reporting
 
-#: The run of each preset (greedy against greedy, whole games) in the data of `make simulate`.
-FAMILY: dict[str, str] = {
-    "classic": "classic-greedy",
-    "classic-3p": "classic-3p",
-    "classic-4p": "classic-4p",
-    "classic-6p": "classic-6p",
-    **{
-        name: f"family-{name}-greedy"
-        for name in (
-            "scopone",
-            "scopone-scientifico",
-            "escoba",
-            "asso-piglia-tutto",
-            "scopa-52",
-            "scopa-52-3p",
-            "scopa-52-4p",
-        )
-    },
-}
-NEEDS = Needs(runs=tuple(FAMILY.values()))
-#: The categories whose point nobody scores on a tie (docs/rules.md §5), in table order.
-TIED = ("cards", "coins", "primiera", "sevens")
-KEY = (pl.col("game") * 4096 + pl.col("deal").cast(pl.Int64)).alias("key")  # one deal of a game
 COLOR = "#2b5d8a"
 CATEGORY_COLORS = {
     "cards": "#2b5d8a",
@@ -51,189 +16,6 @@ CATEGORY_COLORS = {
     "primiera": "#5a8f3c",
     "sevens": "#8a5a9b",
 }
-
-QUESTION = (
-    "How do the games of the Scopa family compare? Per preset, with greedy players: how many "
-    "points and scope a deal gives out, how often cards, coins, primiera and sevens are tied so "
-    "that nobody scores them, how large the dealer's edge is, and how many deals a game lasts."
-)
-METHOD = (
-    "One run of whole games per preset, every side played by the greedy player, each preset with "
-    "its own rules and no options. Deals within a game are not independent (the score, and with it "
-    "the end of the game, links them), so each per-deal figure is a ratio over games: the sum over "
-    "a game divided by its number of deals, pooled over games, with a cluster-robust 95 % t "
-    "interval from the ratio linearised per game (the estimator `scopa-sim compare` uses, "
-    "scopa_sim.stats.linearised_ratio). Points and scope per deal are those of all sides "
-    "together. A category is tied when nobody scores it (docs/rules.md §5: with three or more "
-    "sides, two or more share the most); for primiera a tie means the best primiera is shared, and "
-    "a deal where no side has a primiera (a suit missing from every side's cards) is counted "
-    "apart. Ties are counted over the deals that were played out: a deal that stopped at a scopa "
-    "winning the game outright (the 52-card game) scores no category. The dealer's edge is, per "
-    "deal, the points of the dealer's side minus the mean points of the other sides; the dealer "
-    "is read from the data (column dealer), and the first dealer of every game is drawn at "
-    "random. Game length is the number of deals in a game, with a t interval over games."
-)
-
-
-@dataclass(frozen=True)
-class Member:
-    """The measures of one preset."""
-
-    preset: str
-    run: Run
-    rules: Variant
-    games: int
-    deals: int
-    played_out: int  # deals that scored their categories (not stopped by a winning scopa)
-    points: stats.Estimate  # all sides, per deal
-    scope: stats.Estimate  # all sides, per deal
-    dealer: stats.Estimate  # the dealer's side, per deal
-    others: stats.Estimate  # mean of the other sides, per deal
-    edge: stats.Estimate  # dealer - others, per deal
-    length: stats.Estimate  # deals per game
-    ties: dict[str, stats.Estimate]  # category -> share of played-out deals where it is tied
-    no_primiera: stats.Estimate | None  # share of played-out deals where no side has a primiera
-
-    @property
-    def sides(self) -> int:
-        return self.rules.n_sides
-
-
-def categories(rules: Variant) -> list[str]:
-    """The tie-able categories a preset scores."""
-    have = {"cards": True, "coins": True, "primiera": rules.primiera is not None}
-    have["sevens"] = rules.most_sevens
-    return [c for c in TIED if have[c]]
-
-
-def _stopped(columns: list[str]) -> pl.Expr:
-    """Per deal: it stopped at a scopa that won the game outright, so no category was scored.
-
-    Read from the column ``stopped`` when the data have it; otherwise from the settebello (the
-    seven of coins, or of hearts), which a deal played out with any capture always awards to some
-    side (every card ends with a side) and a stopped deal never awards.
-    """
-    if "stopped" in columns:
-        return pl.col("stopped").any()
-    return (pl.col("pt_settebello").cast(pl.Int64).sum() == 0) & (
-        pl.col("cards").cast(pl.Int64).sum() > 0
-    )
-
-
-def per_game(run: Run, rules: Variant) -> pl.DataFrame:
-    """One row per game: deals, and the sums over its deals that the measures are ratios of."""
-    lf = run.scan()
-    columns = lf.collect_schema().names()
-    points = pl.col("points").cast(pl.Int64)
-    cats = categories(rules)
-    per_deal = lf.group_by(KEY).agg(
-        pl.col("game").first(),
-        points.sum().alias("points"),
-        points.filter(pl.col("dealer")).sum().alias("dealer"),
-        pl.col("scope").cast(pl.Int64).sum().alias("scope"),
-        (~_stopped(columns)).alias("counted"),
-        *[(pl.col(f"pt_{c}").cast(pl.Int64).sum() == 0).alias(f"void_{c}") for c in cats],
-        pl.col("primiera").max().alias("best"),
-        (pl.col("primiera") == pl.col("primiera").max()).sum().alias("at_best"),
-    )
-    if "primiera" in cats:  # a void point is a tie only when some side has a primiera
-        per_deal = per_deal.with_columns(
-            (pl.col("void_primiera") & (pl.col("best") > 0) & (pl.col("at_best") > 1)).alias(
-                "tie_primiera"
-            ),
-            (pl.col("best") == 0).alias("no_primiera"),
-        )
-    ties = ["tie_primiera" if c == "primiera" else f"void_{c}" for c in cats]
-    counted = pl.col("counted")
-    return (
-        per_deal.group_by("game")
-        .agg(
-            pl.len().cast(pl.Int64).alias("deals"),
-            pl.col("points").sum(),
-            pl.col("dealer").sum(),
-            pl.col("scope").sum(),
-            counted.sum().cast(pl.Int64).alias("counted"),
-            *[
-                (pl.col(t) & counted).sum().cast(pl.Int64).alias(f"tied_{c}")
-                for t, c in zip(ties, cats, strict=True)
-            ],
-            *(
-                [(pl.col("no_primiera") & counted).sum().cast(pl.Int64).alias("no_primiera")]
-                if "primiera" in cats
-                else []
-            ),
-        )
-        .sort("game")
-        .collect()
-    )
-
-
-def _ratio(sums, counts) -> stats.Estimate:
-    """A per-deal ratio over games with its cluster-robust interval (games with no deal counted
-    contribute nothing to the sums and their zero count)."""
-    return stats.mean_ci(stats.linearised_ratio(sums, counts))
-
-
-def _share(events, counts) -> stats.Estimate:
-    """A share of deals, cluster-robust like :func:`_ratio` and kept within [0, 1]. When it is 0
-    or 1 the per-game values do not vary and say nothing about the spread, so the interval is
-    Wilson's over the deals (deals in games are then as good as independent)."""
-    k, n = int(np.sum(events)), int(np.sum(counts))
-    if k in (0, n):
-        return stats.proportion_ci(k, n)
-    e = _ratio(events, counts)
-    return stats.Estimate(e.value, max(e.low, 0.0), min(e.high, 1.0), e.n)
-
-
-def measure(preset: str, run: Run) -> Member:
-    rules = parse_variant(run.config["variant_label"])
-    games = per_game(run, rules)
-    deals = games["deals"].to_numpy()
-    s = rules.n_sides
-    total = games["points"].to_numpy()
-    dealer = games["dealer"].to_numpy()
-    others = (total - dealer) / (s - 1)
-    # The edge is linearised as one ratio (sum of per-deal differences over deals), as the
-    # dealer_edge metric of `scopa-sim compare`; it equals the dealer's minus the others' ratio.
-    edge = _ratio(dealer - others, deals)
-    counted = games["counted"].to_numpy()
-    cats = categories(rules)
-    ties = {c: _share(games[f"tied_{c}"].to_numpy(), counted) for c in cats}
-    return Member(
-        preset=preset,
-        run=run,
-        rules=rules,
-        games=games.height,
-        deals=int(deals.sum()),
-        played_out=int(counted.sum()),
-        points=_ratio(total, deals),
-        scope=_ratio(games["scope"].to_numpy(), deals),
-        dealer=_ratio(dealer, deals),
-        others=_ratio(others, deals),
-        edge=edge,
-        length=stats.mean_ci(deals),
-        ties=ties,
-        no_primiera=(
-            _share(games["no_primiera"].to_numpy(), counted) if "primiera" in cats else None
-        ),
-    )
-
-
-def family_runs(data: Path) -> dict[str, Run]:
-    """The run of every preset, checked: the preset with no options, greedy players, games."""
-    found = framework.require_all(data, NEEDS.runs)
-    out = {}
-    for preset, name in FAMILY.items():
-        run = found[name]
-        players = set(run.config["players"])
-        if run.config["variant_label"] != preset or players != {"greedy"} or run.mode != "games":
-            raise MissingData(
-                f"run {name} in {data}/ is {run.config['variant_label']} "
-                f"({','.join(run.config['players'])}, {run.mode}); the family page needs {preset} "
-                "without options, greedy players, whole games (configs/default.toml)"
-            )
-        out[preset] = run
-    return out
 
 
 # charts -----------------------------------------------------------------------------------------
@@ -338,7 +120,8 @@ def _ties_table(members: list[Member]) -> reporting.Table:
     )
 
 
-def _finding(members: list[Member]) -> str:
+def headline(members: list[Member]) -> str:
+    """The finding: the range of points per deal and of game length, and the largest edge."""
     by = {m.preset: m for m in members}
     most = max(members, key=lambda m: m.points.value)
     least = min(members, key=lambda m: m.points.value)
@@ -425,15 +208,10 @@ def findings(members: list[Member]) -> list[reporting.Finding]:
     return out
 
 
-def build(data: Path) -> reporting.Page:
-    """How do the games of the Scopa family compare?
-
-    Per preset (greedy players, whole games): points and scope per deal, tied categories, the
-    dealer's edge and game length, with cluster-robust 95 % intervals and one chart per measure.
-    """
-    found = family_runs(data)
-    members = [measure(preset, found[preset]) for preset in PRESETS if preset in found]
-    sections = [
+def sections(members: list[Member]) -> list[reporting.Section]:
+    """The page's sections: points and scope per deal, tied categories, the dealer's edge and
+    game length, each with its chart."""
+    return [
         reporting.Section(
             "Points and scope per deal",
             text=(
@@ -503,19 +281,3 @@ def build(data: Path) -> reporting.Page:
             ],
         ),
     ]
-    return framework.page(
-        "family",
-        slug="family",
-        title="The Scopa family side by side",
-        question=QUESTION,
-        method=METHOD,
-        used=(m.run for m in members),
-        finding=_finding(members),
-        sections=sections,
-        data=[{"preset": m.preset, **m.run.provenance(m.deals, games=m.games)} for m in members],
-        findings=findings(members),
-    )
-
-
-if __name__ == "__main__":
-    sys.exit(framework.main(build))

@@ -1,0 +1,113 @@
+"""Who plays best: the sentences of the page, the answer per tournament and the headline."""
+
+from __future__ import annotations
+
+from analyses import framework
+from analyses.tournaments import Spec
+from analyses.who_plays_best.measure import baseline_player, leaders, ratings_by_player
+from scopa_sim import stats
+from scopa_sim import tournament as tour
+
+
+def _pct(e: stats.Estimate) -> str:
+    return framework.pct(e, 1, "%")
+
+
+def _rating(r: tour.Rating) -> str:
+    return f"{r.rating:+.0f} [{r.ci_low:+.0f}, {r.ci_high:+.0f}]"
+
+
+def _margin(result: tour.Result, a: str, b: str) -> str:
+    row = result.row(a, b, "points_per_deal")
+    return (
+        f"{tour.estimate_text(row)} points per deal (Holm p "
+        f"{stats.format_p(row.p_holm, equals=True)})"
+    )
+
+
+def _wins(result: tour.Result, a: str, b: str) -> str:
+    return f"{_pct(result.row(a, b, 'game_win').estimate)} of its duplicate games"
+
+
+def answer(spec: Spec, result: tour.Result) -> str:
+    """The page's answer for one tournament: the best fair player with its rating and its margin
+    over the next one (or the players it cannot be separated from), each leader against greedy,
+    and what the upper bound adds, each with its interval."""
+    t = result.tournament
+    if not result.ratings:
+        return f"{spec.name}: no fair player to rank."
+    rated = ratings_by_player(result)
+    top = result.ratings[0]
+    best = leaders(result)
+    where = f"In {t.variant} ({unit_text(spec)})"
+    if len(best) == 1:
+        text = f"{where}, {top.player} plays best of the fair players: rating {_rating(top)}"
+        if len(result.ratings) > 1:
+            second = result.ratings[1]
+            text += (
+                f", ahead of {second.player} ({_rating(second)}) by "
+                f"{_margin(result, top.player, second.player)}"
+            )
+        parts = [text]
+    else:
+
+        def level(other: str) -> str:
+            text = (
+                f"{other} ({_rating(rated[other])}; {top.player} minus {other}: "
+                f"{_margin(result, top.player, other)}"
+            )
+            if t.mode == "games":
+                text += f", {top.player} wins {_wins(result, top.player, other)}"
+            return text + ")"
+
+        parts = [
+            f"{where}, {top.player} is rated highest ({_rating(top)}) but the data do not "
+            f"separate it from " + ", ".join(level(other) for other in best[1:])
+        ]
+    baseline = baseline_player(result)
+    for leader in best:
+        if not baseline or baseline == leader:
+            continue
+        text = f"{leader} beats {baseline} by {_margin(result, leader, baseline)}"
+        if t.mode == "games":
+            text += f" and wins {_wins(result, leader, baseline)} against it"
+        parts.append(text)
+    for upper in result.upper_bounds:
+        parts.append(
+            f"{upper.player}, which sees the hidden cards (an upper bound, not ranked), beats "
+            f"{top.player} by {_margin(result, upper.player, top.player)}"
+        )
+    return "; ".join(parts) + "."
+
+
+def headline(spec: Spec, result: tour.Result) -> str:
+    """One clause for the index: the best player (or the players level at the top), its rating
+    and its margin over greedy."""
+    t = result.tournament
+    if not result.ratings:
+        return f"{t.variant}: no fair player"
+    rated = ratings_by_player(result)
+    best = leaders(result)
+    baseline = baseline_player(result)
+
+    def against(leader: str) -> str:
+        row = result.row(leader, baseline, "points_per_deal")
+        text = f"beating {baseline} by {tour.estimate_text(row)} points per deal"
+        if t.mode == "games":
+            win = result.row(leader, baseline, "game_win").estimate
+            text += f" and winning {_pct(win)} of games"
+        return text
+
+    if len(best) == 1:
+        (leader,) = best
+        text = f"{t.variant}: {leader} rated best ({_rating(rated[leader])})"
+        return text + (f", {against(leader)}" if baseline and baseline != leader else "")
+    who = " and ".join(f"{p} ({_rating(rated[p])})" for p in best)
+    clauses = [f"{p} {against(p)}" for p in best if baseline and baseline != p]
+    return f"{t.variant}: {who} level at the top" + (f" ({'; '.join(clauses)})" if clauses else "")
+
+
+def unit_text(spec: Spec) -> str:
+    """The size of a tournament's runs, in its units."""
+    unit = "duplicate deals" if spec.mode == "deals" else "duplicate whole games"
+    return f"{spec.count:,} {unit} per run"
