@@ -37,6 +37,20 @@ def draw(row_key, call_keys, call):
     return uniform(call_bits(row_key, call_keys, call))
 
 
+@njit(cache=True, nogil=True, _nrt=False)
+def list_actions(
+    hand, table, table_rm, ranks, rank_mask, rank_of, rule, fewest, forced, act_card,
+    act_capture, act_group, st_rem, st_left, st_set,
+):  # fmt: skip
+    """``kernels.row_actions_rm`` into scratch row 0, compiled once apart from the kernels: every
+    kernel whose lineup lists its actions calls this one copy of the capture search rather than
+    inlining its own, which keeps each kernel small and quick to compile."""
+    return row_actions_rm(
+        hand, table, table_rm, ranks, rank_mask, rank_of, rule, fewest, forced, act_card,
+        act_capture, act_group, 0, act_card.shape[1], st_rem, st_left, st_set,
+    )  # fmt: skip
+
+
 def listing_policy(choose):
     """A fused policy's ``decide`` (``contract.FUSED_POLICY_SIGNATURE``) that lists the decision
     point's legal actions in scratch row 0, as the lockstep engine's ``LegalActions`` lists them,
@@ -55,12 +69,11 @@ def listing_policy(choose):
         fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture, act_group,
         st_rem, st_left, st_set,
     ):  # fmt: skip
-        cap = act_card.shape[1]
-        count = row_actions_rm(
+        count = list_actions(
             hand, table, table_rm, ranks, rank_mask, rank_of, rule, fewest, forced, act_card,
-            act_capture, act_group, 0, cap, st_rem, st_left, st_set,
+            act_capture, act_group, st_rem, st_left, st_set,
         )  # fmt: skip
-        if count > cap:
+        if count > act_card.shape[1]:
             return count, np.int64(-1), np.uint64(0)
         j = choose(
             count, params, values, hand, table, table_total, captured_any, played, dealer,
