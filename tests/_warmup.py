@@ -3,12 +3,12 @@
 Why: numba compiles a kernel on its first call and keeps it in its on-disk cache, but two pytest
 workers starting on a cold cache (a fresh clone, as on CI) each compile every kernel they touch:
 the same few minutes of CPU twice. Here two processes split the work instead, one compiling the
-fused engine's general kernel (the largest), the other the lockstep kernels, the compiled
-players' batch kernels and the fused kernels for one policy alone; then one more process
+fused engine's kernels of lineups with random, the other those of one policy alone and the
+rest, and the lockstep engine and the compiled players' batch kernels; then one more process
 compiles the search players' kernels, which roll out on the fused engine, and another the
-bounds-checked general kernel. The workers then load the kernels from the cache. A kernel this
-misses is compiled by the worker that needs it, as before: the warm-up changes how long the
-suite takes, never what it tests.
+bounds-checked kernel over every policy. The workers then load the kernels from the cache. A
+kernel this misses is compiled by the worker that needs it, as before: the warm-up changes how
+long the suite takes, never what it tests.
 
 ``python tests/_warmup.py PART`` runs one part; ``conftest.py`` runs them all.
 """
@@ -18,29 +18,68 @@ from __future__ import annotations
 import sys
 
 COMPILED = ("random", "greedy", "defensive", "memory", "chitarrella")
+CAUTIOUS = "examples.compiled_cautious:CompiledCautiousPlayer"
+
+#: The lineups whose fused kernels the suite plays (a kernel per set of policies, engine/fused.py),
+#: split between the two parts that run at once; a 3- or 4-policy set is played in a preset with
+#: that many sides.
+FUSED_KERNELS = {
+    "fused": (
+        ("random", "greedy"),
+        ("memory", "random"),
+        ("defensive", "random"),
+        ("chitarrella", "random"),
+        (CAUTIOUS, "random"),
+        (CAUTIOUS, "greedy"),
+        (CAUTIOUS,),
+        ("greedy", "memory"),
+        ("chitarrella", "memory"),
+    ),
+    "lockstep": (
+        ("greedy",),
+        ("random",),
+        ("memory",),
+        ("defensive",),
+        ("chitarrella",),
+        ("chitarrella", "defensive"),
+        ("chitarrella", "greedy"),
+        ("defensive", "greedy"),
+        ("defensive", "memory"),
+        ("chitarrella", "defensive", "memory"),
+        ("chitarrella", "defensive", "greedy", "memory"),
+    ),
+}
+
+
+def _fused_kernels(part: str) -> None:
+    from scopa_sim import api
+    from scopa_sim.rules import variant
+
+    sides = {1: "classic", 2: "classic", 3: "classic-3p", 4: "scopa-52-4p"}
+    for names in FUSED_KERNELS[part]:
+        rules = sides[len(names)]
+        lineup = [names[s % len(names)] for s in range(variant(rules).n_sides)]
+        api.play_deals(rules, lineup, deals=16, seed=0, path="fused")
 
 
 def fused() -> None:
-    """The fused engine, from packs (deals and games) and from mid-deal states."""
+    """Fused kernels, from packs (deals and games) and from mid-deal states."""
     from scopa_sim import api
 
-    api.play_deals("classic", ["random", "greedy"], deals=16, seed=0)
     api.play_games("classic", ["greedy", "memory"], games=4, seed=0)
+    _fused_kernels("fused")
 
 
 def lockstep() -> None:
-    """The lockstep engine with every compiled player's batch kernel, and the example players."""
+    """The lockstep engine with every compiled player's batch kernel, and the other fused
+    kernels: first greedy's alone, which the search part, started when this part ends, rolls
+    out on."""
     from scopa_sim import api
 
-    # First the fused kernels of one policy alone: the search part, started when this part
-    # ends, rolls out on the greedy one.
-    for name in ("greedy", "random"):
-        api.play_deals("classic", [name, name], deals=16, seed=0, path="fused")
+    _fused_kernels("lockstep")
     for name in COMPILED:
         api.play_deals("classic", [name, "random"], deals=16, seed=0, path="lockstep")
-    api.play_deals(
-        "classic", ["examples.compiled_cautious:CompiledCautiousPlayer", "greedy"], deals=8, seed=0
-    )
+    api.play_deals("classic", [CAUTIOUS, "greedy"], deals=8, seed=0, path="lockstep")
 
 
 def search() -> None:
