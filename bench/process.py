@@ -50,7 +50,7 @@ def process_rows(quick: bool, runs: int) -> list[dict]:
     median, beside the median times.
 
     Why the one-core row: one worker writes each chunk's Parquet file on a thread while it plays
-    the next chunk (``runner._chunks_in_turn``), on a second core when there is one, so its
+    the next chunk (``runner.chunks.chunks_in_turn``), on a second core when there is one, so its
     speed is not one core's, and two workers over one understate what a second core buys. The
     2-worker row's ``speedup_vs_one_core`` is its speed over the one-worker command confined to
     one CPU: how the whole command scales from one core to two. (Where this platform cannot

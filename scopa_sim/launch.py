@@ -5,7 +5,7 @@ collections.
 Why start workers here: a loky worker is a fresh interpreter that must import numpy, polars and
 numba and load the cached kernels, and so must this process before its first chunk. Started
 first, the worker boots while this process imports, instead of after; the runner later asks for
-the same reusable executor (``runner._shared_chunks``) and finds it ready. On Linux,
+the same reusable executor (``runner.pools.shared_chunks``) and finds it ready. On Linux,
 ``simulate`` forks its workers after its imports instead (``runner.forked_workers``), so there
 only ``tournament`` starts loky workers here.
 

@@ -167,6 +167,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     (
         "scopa_sim.compare",
         "scopa_sim.compare_page",
+        "scopa_sim.precision",
         "scopa_sim.planning",
         "scopa_sim.interventions",
         "scopa_sim.tournament",

@@ -1,16 +1,17 @@
 """Players: one conformance suite for every registered player, and the documented behaviour of
 the greedy and random players.
 
-The conformance suite runs each player of ``scopa_sim.players.PLAYERS`` through
-``scopa_sim.testing.check_player`` on every preset (and with forced capture on one preset per
-capture rule, and a few other option sets) against the contract of ``scopa_sim/contract.py``: ``act``
-returns one legal index per row, is deterministic and does not depend on which other rows share
-the batch; whole runs do not depend on the batch size; a player cannot see hidden cards (unless
-it declares ``sees_hidden_cards``); a fused row policy plays as act; players are frozen. Every
-player also plays the decision points of random reference deals. Search players (a ``samples``
-parameter) are run with 2 samples and on fewer deals: the contract does not depend on the
-sample count, and each of their decisions costs thousands of rollouts. (tests/test_testing.py
-checks that check_player catches the players that break the contract.)
+The conformance suite runs each player of ``scopa_sim.players.PLAYERS`` through the checks of
+``scopa_sim.testing.check_player``, one test per family (``iter_checks``), on every preset (and
+with forced capture on one preset per capture rule, and a few other option sets) against the
+contract of ``scopa_sim/contract.py``: ``act`` returns one legal index per row, is deterministic
+and does not depend on which other rows share the batch; whole runs do not depend on the batch
+size; a player cannot see hidden cards (unless it declares ``sees_hidden_cards``); a fused row
+policy plays as act; players are frozen. Every player also plays the decision points of random
+reference deals. Search players (a ``samples`` parameter) are run with 2 samples and on fewer
+deals: the contract does not depend on the sample count, and each of their decisions costs
+thousands of rollouts. (tests/test_testing.py checks that check_player catches the players that
+break the contract.)
 
 The greedy player's documented behaviour is checked on explicit packs, under each capture rule
 (classic, escoba, asso piglia tutto, the 52-card pack) and each scoring.
@@ -32,7 +33,7 @@ from scopa_sim.cards import ITALIAN_40, mask_of
 from scopa_sim.engine import reference
 from scopa_sim.players import PLAYERS, LegalActions, Observation, Player, player
 from scopa_sim.rules import PRESETS, variant
-from scopa_sim.testing import check_player
+from scopa_sim.testing import iter_checks
 
 OPTION_SETS = {
     "default": {},
@@ -221,8 +222,9 @@ def decision_random(rows: int, play: int, seed: int = 3) -> seeding.DecisionRand
 
 # Conformance: every player x every preset x option sets ---------------------------------------
 #
-# The contract is checked once per player and rule case, by scopa_sim.testing.check_player (the
-# same function player authors run, so it is tested on every registered player here rather than
+# The contract is checked once per player and rule case, by the checks of
+# scopa_sim.testing.check_player, one test per family of checks (iter_checks; check_player is the
+# function player authors run, so it is tested on every registered player here rather than
 # a second time in tests/test_testing.py): legal integer indices, determinism, independence of
 # the batch (rows, batch sizes, sub-ranges, games), blindness to hidden cards, the fused row
 # policy against act, and explain. Its run and hidden-card checks replace this file's own copies
@@ -260,16 +262,37 @@ def contract_cases() -> list:
     return [pytest.param(*c, id=f"{c[0]}-{c[1]}-{c[2]}") for c in cases]
 
 
-@pytest.mark.parametrize(("who", "name", "label"), contract_cases())
-def test_every_player_keeps_the_contract_on_every_preset(who, name, label):
-    p = conformance_player(who)
-    report = check_player(p, [rules(name, label)], deals=budget(who, 32, 32, 4), seed=2024)
-    assert report.variants == (rules(name, label).describe(),)
-    assert report.blind == (who not in SEEING)
-    assert report.pairs > 0 or who in SEEING
-    assert report.explain == callable(getattr(p, "explain", None))
-    assert report.fused == (p.fused_policy is not None)
-    assert report.decisions > 0 and report.deals > 0
+def contract_checks() -> list:
+    """(check,) for every case of :func:`contract_cases` and every family of checks that
+    iter_checks yields for the player: one test per player, rule case and family. A case's
+    families run in order on one worker (its xdist group), so the run checks reuse the
+    decision check's lockstep runs: together they play what check_player plays."""
+    out = []
+    for case in contract_cases():
+        who, name, label = case.values
+        checks = iter_checks(
+            conformance_player(who), [rules(name, label)], deals=budget(who, 32, 32, 4), seed=2024
+        )
+        out += [
+            pytest.param(check, id=f"{case.id}-{family}", marks=pytest.mark.xdist_group(case.id))
+            for family, check in checks
+        ]
+    return out
+
+
+@pytest.mark.parametrize("check", contract_checks())
+def test_every_player_keeps_the_contract_on_every_preset(check):
+    assert check() > 0  # decision points, deals or pairs of packs checked
+
+
+@pytest.mark.parametrize("who", PLAYER_NAMES)
+def test_every_player_gets_the_checks_its_declarations_call_for(who):
+    """No hidden-card check for a player that sees the hidden cards, a fused-path check for
+    every player with a fused row policy."""
+    names = [family for family, _ in iter_checks(conformance_player(who), "classic")]
+    assert ("hidden_cards" in names) == (who not in SEEING)
+    assert ("fused_path" in names) == (PLAYERS[who].fused_policy is not None)
+    assert {"frozen_dataclass", "decisions", "runs"} <= set(names)
 
 
 @pytest.mark.parametrize("who", PLAYER_NAMES)

@@ -439,7 +439,7 @@ def test_rerun_completes_only_missing_chunks(tmp_path):
 
 def test_one_worker_writes_each_chunk_while_the_next_plays(tmp_path, monkeypatch):
     """With one worker, chunk k's file is written on another thread while chunk k + 1 plays
-    (runner._chunks_in_turn): each write waits here until the next chunk has started playing,
+    (runner.chunks.chunks_in_turn): each write waits here until the next chunk has started playing,
     which a write in turn would never see. Results come in chunk order, with the data of a run
     that plays and writes in turn."""
     config = make(tmp_path / "run", count=800, chunk_size=200, seed=5)
@@ -457,7 +457,7 @@ def test_one_worker_writes_each_chunk_while_the_next_plays(tmp_path, monkeypatch
             assert playing[chunk + 1].wait(30), f"chunk {chunk + 1} did not play during a write"
         return write(frame, folder, chunk)
 
-    monkeypatch.setattr(runner, "play_outcomes", play_outcomes)
+    monkeypatch.setattr(runner.chunks, "play_outcomes", play_outcomes)
     monkeypatch.setattr(storage, "write_chunk", write_chunk)
     recorded = []
     monkeypatch.setattr(
@@ -470,7 +470,9 @@ def test_one_worker_writes_each_chunk_while_the_next_plays(tmp_path, monkeypatch
     monkeypatch.undo()
     in_turn = make(tmp_path / "in-turn", count=800, chunk_size=200, seed=5)
     monkeypatch.setattr(
-        runner, "_chunks_in_turn", lambda c, todo, b: (runner.play_chunk(c, k, b) for k in todo)
+        runner.chunks,
+        "chunks_in_turn",
+        lambda c, todo, b: (runner.play_chunk(c, k, b) for k in todo),
     )
     runner.run(in_turn, workers=1, batch_size=128, progress=False)
     assert_frame_equal(data(config.out), data(in_turn.out))
@@ -517,7 +519,7 @@ def test_two_workers_stop_on_an_error_and_resume(tmp_path, monkeypatch):
         played_here.append(chunk)
         raise RuntimeError(f"chunk {chunk} failed")
 
-    monkeypatch.setattr(runner, "play_chunk", failing)
+    monkeypatch.setattr(runner.chunks, "play_chunk", failing)
     with pytest.raises(RuntimeError, match=r"chunk \d+ failed"):
         runner.run(config, workers=2, progress=False)
     assert played_here, "this process played no chunk"
@@ -549,16 +551,16 @@ def traced(config, chunk, batch_size):  # the forked worker has this module as i
 def no_loky(workers):
     raise AssertionError("a loky worker was asked for")
 
-runner.play_chunk, runner.shared_executor = traced, no_loky
+runner.chunks.play_chunk, runner.pools.shared_executor = traced, no_loky
 config = runner.RunConfig.create(
     out=out / "run", name="same", variant="classic", players="greedy,random", mode="games",
     count=3000, seed=7, chunk_size=250,
 )
 with runner.forked_workers(1) as forked:
-    assert forked, runner._own_threads()
-    workers = list(runner._forked[0]._processes.values())
+    assert forked, runner.pools._own_threads()
+    workers = list(runner.pools._forked[0]._processes.values())
     runner.run(config, workers=2, batch_size=256, progress=False)
-assert runner._forked is None
+assert runner.pools._forked is None
 print(os.getpid(), *(w.pid for w in workers if not w.is_alive()))
 """
 
@@ -592,7 +594,7 @@ def test_forked_workers_fork_nothing_while_another_thread_runs():
     try:
         with runner.forked_workers(1) as forked:
             assert forked is False
-            assert runner._forked is None
+            assert runner.pools._forked is None
     finally:
         release.set()
         other.join()

@@ -2,7 +2,7 @@
 for BLAS, scopa_sim/jit.py) nor scipy.stats and statsmodels (scopa_sim/stats.py imports them on
 first use), and both still work when an analysis asks for them afterwards; nothing imports
 polars before a frame of outcomes is built (scopa_sim/storage.py); and a run on the default
-backend does not import joblib (scopa_sim/runner.py, ``_backend``)."""
+backend does not import joblib (scopa_sim/runner/backends.py, ``joblib_backend``)."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ import sys
 from scopa_sim import api, runner, storage
 assert "polars" not in sys.modules, "importing the runner imported polars"
 out = api.play_deals("classic", ["random", "random"], deals=20, seed=0)
-versions = runner._versions()  # what a manifest records, polars' version among them
+versions = runner.folder._versions()  # what a manifest records, polars' version among them
 assert "polars" not in sys.modules, "playing or reading the versions imported polars"
 frame = storage.outcomes_frame(out, run="r", variant="classic", strategies=["random", "random"])
 assert "polars" in sys.modules and dict(frame.schema) == storage.SCHEMA

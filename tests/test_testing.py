@@ -1,8 +1,9 @@
 """``scopa_sim.testing.check_player``: the example players pass it on every preset (the
-registered players pass it in tests/test_players.py); players that break the contract (peeking
-at hidden cards two ways, illegal indices, Python's own random numbers, one row's hand used for
-every row, a fused policy that disagrees with act, a bad explain, not a frozen dataclass) each
-fail with the message of the rule they break. The example players of docs/players.md load
+registered players pass its checks in tests/test_players.py); players that break the contract
+(peeking at hidden cards two ways, illegal indices, Python's own random numbers, one row's hand
+used for every row, a fused policy that disagrees with act, a bad explain, not a frozen
+dataclass) each fail with the message of the rule they break, and ``iter_checks`` gives the same
+message in the family of that rule. The example players of docs/players.md load
 through the real command line.
 """
 
@@ -26,7 +27,14 @@ from examples.compiled_cautious import CompiledCautiousPlayer
 from scopa_sim import api
 from scopa_sim.players import GreedyPlayer, Player
 from scopa_sim.rules import PRESETS, variant
-from scopa_sim.testing import DEFAULT_OPTIONS, CheckReport, PlayerCheckError, check_player
+from scopa_sim.testing import (
+    CHECKS,
+    DEFAULT_OPTIONS,
+    CheckReport,
+    PlayerCheckError,
+    check_player,
+    iter_checks,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ["examples.cautious:CautiousPlayer", "examples.compiled_cautious:CompiledCautiousPlayer"]
@@ -297,6 +305,63 @@ def test_a_player_that_declares_it_sees_hidden_cards_is_not_checked_for_blindnes
     report = check_player(DeclaredPeeker(), FEW, deals=8)
     assert report.blind is False and report.pairs == 0
     assert "sees hidden cards by declaration: blindness not checked" in str(report)
+
+
+# iter_checks: check_player one family at a time -------------------------------------------------
+
+#: The family of checks in which each player that breaks the contract fails.
+FAILS_IN = {
+    "frame-peeker": "hidden_cards", "one-past-the-end": "decisions", "row-zero": "decisions",
+    "bad-explain": "decisions", "not-a-player": "frozen_dataclass", "lays-highest": "fused_path",
+}  # fmt: skip
+
+
+def test_iter_checks_yields_the_families_that_apply_in_order():
+    def names(p):
+        return [name for name, _ in iter_checks(p, "classic")]
+
+    assert names("greedy") == list(CHECKS)
+    assert names(CautiousPlayer()) == ["frozen_dataclass", "decisions", "runs", "hidden_cards"]
+    assert names(DeclaredPeeker()) == ["frozen_dataclass", "decisions", "runs"]
+    with pytest.raises(ValueError, match="deals must be"):
+        dict(iter_checks("greedy", deals=2))
+
+
+@pytest.mark.parametrize(
+    "cheat",
+    [FramePeeker(), OnePastTheEnd(), RowZero(), BadExplain(), NotAPlayer(), LaysHighest()],
+    ids=lambda p: p.name,
+)
+def test_iter_checks_fails_in_the_family_of_the_rule_with_check_players_message(cheat):
+    """The families before the broken rule's pass, and its family fails with the message of
+    check_player; the fused-path check gives it also when it runs alone (without the lockstep
+    runs of the decision check)."""
+    with pytest.raises(PlayerCheckError) as whole:
+        check_player(cheat, FEW, deals=16)
+    family = FAILS_IN[cheat.name]
+    checks = dict(iter_checks(cheat, FEW, deals=16))
+    for name in list(checks)[: list(checks).index(family)]:
+        checks[name]()
+    with pytest.raises(PlayerCheckError) as caught:
+        checks[family]()
+    assert str(caught.value) == str(whole.value)
+    if family == "fused_path":
+        with pytest.raises(PlayerCheckError) as alone:
+            dict(iter_checks(cheat, FEW, deals=16))[family]()
+        assert str(alone.value) == str(whole.value)
+
+
+def test_iter_checks_in_any_order_check_what_check_player_checks():
+    """Run last to first (each run check plays its own lockstep runs), the checks pass and
+    count what check_player's report counts."""
+    report = check_player(Dice(), FEW[:2], deals=8)
+    counts = {
+        name: check() for name, check in reversed(list(iter_checks(Dice(), FEW[:2], deals=8)))
+    }
+    assert counts == {
+        "hidden_cards": report.pairs, "runs": report.deals, "decisions": report.decisions,
+        "frozen_dataclass": 1,
+    }  # fmt: skip
 
 
 # the example players -----------------------------------------------------------------------------

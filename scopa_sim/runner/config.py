@@ -1,0 +1,124 @@
+"""What a run is, checked before any work starts: :class:`RunConfig` and :class:`RunError`.
+
+The configuration holds what decides a run's data (variant, options, players, mode, count,
+seed, chunk size); how the run is executed (workers, backend, batch size) does not enter it, so
+a folder can be completed by any of them. :func:`check_execution` checks those separately.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from scopa_sim import api, registry
+from scopa_sim.rules import Variant, variant
+
+MODES = ("games", "deals")
+BACKENDS = registry.BACKENDS
+
+
+class RunError(ValueError):
+    """A run cannot start as asked; the message says why and how to fix it."""
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """What decides a run's data. Workers, backend and batch size do not, so they are not here."""
+
+    name: str
+    variant: str
+    options: tuple[tuple[str, object], ...]
+    players: tuple[str, ...]
+    mode: str
+    count: int
+    seed: int
+    chunk_size: int
+    out: Path = field(compare=False)
+
+    @staticmethod
+    def create(
+        *,
+        variant: str,
+        players,
+        mode: str,
+        count: int,
+        seed: int,
+        out,
+        options=None,
+        name: str | None = None,
+        chunk_size: int | None = None,
+    ) -> RunConfig:
+        """Check everything a user can get wrong, before any work starts."""
+        if mode not in MODES:
+            raise RunError(f"a run plays 'games' or 'deals', not {mode!r}")
+        for what, value in (("count", count), ("seed", seed)):
+            if isinstance(value, bool) or not isinstance(value, int | np.integer):
+                raise RunError(f"the {what} must be a whole number, not {value!r}")
+        if count <= 0:
+            raise RunError(f"the number of {mode} must be positive, not {count}")
+        if seed < 0:
+            raise RunError(f"the seed must be zero or positive, not {seed}")
+        chunk_size = (20_000 if mode == "games" else 100_000) if chunk_size is None else chunk_size
+        if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size <= 0:
+            raise RunError(f"the chunk size must be a positive whole number, not {chunk_size!r}")
+        if isinstance(players, str):
+            players = players.split(",")
+        if not isinstance(players, list | tuple) or not all(isinstance(p, str) for p in players):
+            raise RunError(f"players are names, one per side, e.g. greedy,random; not {players!r}")
+        if not isinstance(out, str | Path) or (name is not None and not isinstance(name, str)):
+            raise RunError("the output folder and the run name are text")
+        out = Path(out).absolute()
+        out = Path(os.path.normpath(out))
+        if not out.name or out == Path.cwd() or out in Path.cwd().parents:
+            raise RunError(
+                f"--out {out} would hold the run in the current folder or above it; "
+                "name a new folder, e.g. --out data/my-run"
+            )
+        config = RunConfig(
+            name=name or out.name,
+            variant=variant,
+            options=tuple(sorted((options or {}).items())),
+            players=tuple(p.strip() for p in players),
+            mode=mode,
+            count=int(count),
+            seed=int(seed),
+            chunk_size=int(chunk_size),
+            out=out,
+        )
+        api.resolve(config.rules(), config.players)  # unknown player, wrong number of players
+        return config
+
+    def rules(self) -> Variant:
+        return variant(self.variant, dict(self.options))
+
+    @property
+    def n_chunks(self) -> int:
+        return -(-self.count // self.chunk_size)
+
+    def chunk_span(self, chunk: int) -> range:
+        start = chunk * self.chunk_size
+        return range(start, min(start + self.chunk_size, self.count))
+
+    def describe(self) -> dict:
+        """The configuration as recorded in the manifest (canonical option values)."""
+        data = asdict(self)
+        del data["out"]
+        data["options"] = self.rules().options()
+        data["variant_label"] = self.rules().describe()
+        data["players"] = list(self.players)
+        return data
+
+
+def check_execution(workers, backend: str | None, scheduler: str | None) -> str | None:
+    """Refuse workers, backend and scheduler that cannot run; the backend to use (None for the
+    default, which a named loky is too: the same run)."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers <= 0:
+        raise RunError(f"the number of workers must be a positive whole number, not {workers!r}")
+    if backend is not None and backend not in BACKENDS:
+        raise RunError(f"unknown backend {backend!r}; choose one of: {', '.join(BACKENDS)}")
+    if scheduler and backend != "dask":
+        raise RunError("--scheduler goes with --backend dask")
+    return None if backend == "loky" else backend
