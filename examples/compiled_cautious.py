@@ -71,7 +71,7 @@ def _values(card, capture, count, table, worth, ranks, margin, scopa_counts, ace
 @njit(cache=True, nogil=True)
 def _choose(
     count, params, values, hand, table, table_total, captured_any, played, dealer, next_cards,
-    next_scopa, scopa_ok, row_key, call_keys, ranks, rank_mask, rule, ace_mask, ace_no_scopa,
+    next_scopa, scopa_ok, draws, ranks, rank_mask, rule, ace_mask, ace_no_scopa,
     n_pack_cards, act_card, act_capture, act_group,
 ):  # fmt: skip
     """The fused row policy's choice among the listed actions: the first slot of highest value

@@ -131,8 +131,9 @@ class LegalActions:
 #: ``played`` (cards played this deal), ``dealer`` (whether its side deals); ``next_cards``, the
 #: cards the next player holds (``kernels.next_hand_sizes``); ``next_scopa`` (1.0 when a sweep on
 #: the next play would count, else 0.0) and ``scopa_ok`` (whether one on this play does); the
-#: decision's random numbers: ``row_key`` and ``call_keys`` (``engine.decisions.draw`` gives
-#: ``DecisionRandom.random()``'s call ``k + 1``); the variant's kernel rules (``ranks``,
+#: decision's random numbers: ``draws`` (``engine.decisions.draw(draws, k)`` is
+#: ``DecisionRandom.random()``'s call ``k + 1``, as ``act`` would get it; meaningful only for a
+#: policy that sets ``FusedPolicy.draws``); the variant's kernel rules (``ranks``,
 #: ``rank_mask``, ``rank_of``, ``rule``, ``fewest``, ``forced``, ``ace_mask``, ``ace_no_scopa``,
 #: ``n_pack_cards``: ``kernels.KernelRules``); the scratch row 0 of ``act_card``,
 #: ``act_capture``, ``act_group`` for the legal actions, and the capture search's stacks
@@ -142,7 +143,7 @@ class LegalActions:
 #: row with room for them), the card played and the cards it takes (0 for a lay).
 FUSED_POLICY_SIGNATURE = (
     "params", "values", "hand", "table", "table_rm", "table_total", "captured_any", "played",
-    "dealer", "next_cards", "next_scopa", "scopa_ok", "row_key", "call_keys", "ranks",
+    "dealer", "next_cards", "next_scopa", "scopa_ok", "draws", "ranks",
     "rank_mask", "rank_of", "rule", "fewest", "forced", "ace_mask", "ace_no_scopa",
     "n_pack_cards", "act_card", "act_capture", "act_group", "st_rem", "st_left", "st_set",
 )  # fmt: skip
@@ -155,13 +156,16 @@ class FusedPolicy:
     ``decide`` is an ``@njit(inline="always")`` function of :data:`FUSED_POLICY_SIGNATURE`;
     ``name`` names the kernels compiled with it (and their cache files), so it must be unique
     among the policies of one process; ``tracks_table_total`` asks the kernel to keep the
-    table's rank sum up to date for it. The engine checks ``act`` and the policy against each
-    other nowhere: ``testing.check_player`` does (the fused path must choose what ``act``
-    chooses)."""
+    table's rank sum up to date for it; ``draws`` says that it reads the decision's random
+    numbers (``engine.decisions.draw``), whose keys the kernel then hashes for a row's plays at
+    once, off the chain of dependent work of each play. The engine never checks ``act`` and
+    the policy against each other: ``testing.check_player`` does (the fused path must choose
+    what ``act`` chooses)."""
 
     name: str
     decide: Callable
     tracks_table_total: bool = False
+    draws: bool = False
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from scopa_sim import seeding
 from scopa_sim.engine.kernels import row_actions_rm
 from scopa_sim.jit import njit
 from scopa_sim.seeding import mix64_scalar
@@ -23,18 +24,48 @@ def uniform(bits):
     return np.float64(bits >> _S11) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True, nogil=True, inline="always")
-def call_bits(row_key, call_keys, call):
-    """The 64 bits of ``DecisionRandom.random()``'s call ``call + 1`` (column 0) for the decision
-    keyed ``row_key``: a pure function of its counters, so a draw the choice does not depend on
-    is never hashed, and the numbers are those the lockstep engine hands ``act``."""
-    return mix64_scalar(row_key ^ call_keys[call])
+#: Calls to ``DecisionRandom.random()`` a fused policy may make per decision (column 0 each).
+CALLS = 4
+
+
+def _call_keys() -> np.ndarray:
+    """The hashed counters of ``DecisionRandom``'s calls ``1 .. CALLS``."""
+    golden = np.uint64(0x9E3779B97F4A7C15)
+    with np.errstate(over="ignore"):
+        calls = np.arange(1, CALLS + 1, dtype=np.uint64) << np.uint64(16)
+        keys = seeding.mix64(calls * golden + golden)
+    keys.flags.writeable = False
+    return keys
+
+
+#: ``DecisionRandom``'s key of each call, a constant of the compiled code.
+CALL_KEYS = _call_keys()
 
 
 @njit(cache=True, nogil=True, inline="always")
-def draw(row_key, call_keys, call):
-    """``DecisionRandom.random()``'s call ``call + 1`` (column 0), as a float in [0, 1)."""
-    return uniform(call_bits(row_key, call_keys, call))
+def hash_draws(deal_key, play_key, out):
+    """A decision's ``draws`` into ``out``: the decision's key (``DecisionRandom`` of the deal
+    keyed ``deal_key`` at the play keyed ``play_key``), then the bits of its first call, which
+    every policy that draws reads; the fused engine hashes them for a row's plays at once."""
+    row_key = mix64_scalar(deal_key ^ play_key)
+    out[0] = row_key
+    out[1] = mix64_scalar(row_key ^ CALL_KEYS[0])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def call_bits(draws, call):
+    """The 64 bits of ``DecisionRandom.random()``'s call ``call + 1`` (column 0) of the decision
+    whose ``draws`` are given: the numbers the lockstep engine hands ``act``, hashed only when a
+    choice depends on them."""
+    if call == 0:
+        return draws[1]
+    return mix64_scalar(draws[0] ^ CALL_KEYS[call])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def draw(draws, call):
+    """``DecisionRandom.random()``'s call ``call + 1`` (column 0) as a float in [0, 1)."""
+    return uniform(call_bits(draws, call))
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -57,7 +88,7 @@ def listing_policy(choose):
     and plays the slot ``choose`` returns.
 
     ``choose(count, params, values, hand, table, table_total, captured_any, played, dealer,
-    next_cards, next_scopa, scopa_ok, row_key, call_keys, ranks, rank_mask, rule, ace_mask,
+    next_cards, next_scopa, scopa_ok, draws, ranks, rank_mask, rule, ace_mask,
     ace_no_scopa, n_pack_cards, act_card, act_capture, act_group)`` is an njit function: inline
     it when it is cheap, compile it apart (no ``inline``) when it does real work per decision,
     which keeps the kernel quicker to compile and to run."""
@@ -65,7 +96,7 @@ def listing_policy(choose):
     @njit(cache=True, nogil=True, inline="always")
     def decide(
         params, values, hand, table, table_rm, table_total, captured_any, played, dealer,
-        next_cards, next_scopa, scopa_ok, row_key, call_keys, ranks, rank_mask, rank_of, rule,
+        next_cards, next_scopa, scopa_ok, draws, ranks, rank_mask, rank_of, rule,
         fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture, act_group,
         st_rem, st_left, st_set,
     ):  # fmt: skip
@@ -77,7 +108,7 @@ def listing_policy(choose):
             return count, np.int64(-1), np.uint64(0)
         j = choose(
             count, params, values, hand, table, table_total, captured_any, played, dealer,
-            next_cards, next_scopa, scopa_ok, row_key, call_keys, ranks, rank_mask, rule,
+            next_cards, next_scopa, scopa_ok, draws, ranks, rank_mask, rule,
             ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture, act_group,
         )  # fmt: skip
         if j < 0 or j >= count:

@@ -32,7 +32,7 @@ import numpy as np
 
 from scopa_sim import seeding
 from scopa_sim.contract import FusedPolicy, Player
-from scopa_sim.engine import deals, kernels
+from scopa_sim.engine import deals, decisions, kernels
 from scopa_sim.engine.deals import DealState
 from scopa_sim.engine.kernels import (
     apply_move,
@@ -44,10 +44,7 @@ from scopa_sim.engine.kernels import (
 )
 from scopa_sim.jit import njit, no_wraparound
 from scopa_sim.rules import Variant
-from scopa_sim.seeding import mix64_scalar
 
-#: Calls to ``DecisionRandom.random()`` a fused policy may make per decision (column 0 each).
-_CALLS = 4
 #: Legal actions the kernel's scratch holds; a wider decision point gets its own buffer.
 _SCRATCH = 64
 
@@ -79,13 +76,13 @@ def _dispatch(decides: tuple):
         @njit(cache=True, nogil=True, inline="always")
         def only(
             slot, params, values, hand, table, table_rm, table_total, captured_any, played,
-            dealer, next_cards, next_scopa, scopa_ok, row_key, call_keys, ranks, rank_mask,
+            dealer, next_cards, next_scopa, scopa_ok, draws, ranks, rank_mask,
             rank_of, rule, fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card,
             act_capture, act_group, st_rem, st_left, st_set,
         ):  # fmt: skip
             return head(
                 params, values, hand, table, table_rm, table_total, captured_any, played,
-                dealer, next_cards, next_scopa, scopa_ok, row_key, call_keys, ranks, rank_mask,
+                dealer, next_cards, next_scopa, scopa_ok, draws, ranks, rank_mask,
                 rank_of, rule, fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card,
                 act_capture, act_group, st_rem, st_left, st_set,
             )  # fmt: skip
@@ -96,20 +93,20 @@ def _dispatch(decides: tuple):
     @njit(cache=True, nogil=True, inline="always")
     def first_or_rest(
         slot, params, values, hand, table, table_rm, table_total, captured_any, played, dealer,
-        next_cards, next_scopa, scopa_ok, row_key, call_keys, ranks, rank_mask, rank_of, rule,
+        next_cards, next_scopa, scopa_ok, draws, ranks, rank_mask, rank_of, rule,
         fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture, act_group,
         st_rem, st_left, st_set,
     ):  # fmt: skip
         if slot == 0:
             return head(
                 params, values, hand, table, table_rm, table_total, captured_any, played,
-                dealer, next_cards, next_scopa, scopa_ok, row_key, call_keys, ranks, rank_mask,
+                dealer, next_cards, next_scopa, scopa_ok, draws, ranks, rank_mask,
                 rank_of, rule, fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card,
                 act_capture, act_group, st_rem, st_left, st_set,
             )  # fmt: skip
         return rest(
             slot - 1, params, values, hand, table, table_rm, table_total, captured_any, played,
-            dealer, next_cards, next_scopa, scopa_ok, row_key, call_keys, ranks, rank_mask,
+            dealer, next_cards, next_scopa, scopa_ok, draws, ranks, rank_mask,
             rank_of, rule, fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card,
             act_capture, act_group, st_rem, st_left, st_set,
         )  # fmt: skip
@@ -131,13 +128,14 @@ def kernel_for(policies: tuple[FusedPolicy, ...], checked: bool = False):
     index stays in bounds."""
     decide = _dispatch(tuple(p.decide for p in policies))
     track_total = any(p.tracks_table_total for p in policies)
+    draws = any(p.draws for p in policies)
 
     def play(
         from_pack, rows, packs, opening, start_play, hands, table, captured, scope, played, last,
         stopped_by, leftovers, need, seat_side, scores, deal_keys, slots, params, values, play_keys,
-        call_keys, deal_pos, deal_size, next_sizes, table_cards, rank_mask, rank_of, spread, rule,
+        deal_pos, deal_size, next_sizes, table_cards, rank_mask, rank_of, spread, rule,
         fewest, forced, ace_mask, ace_no_scopa, last_play_scopa, stop_rule, target, act_card,
-        act_capture, act_group, st_rem, st_left, st_set,
+        act_capture, act_group, st_rem, st_left, st_set, draw_bits,
     ):  # fmt: skip
         """Play rows ``rows`` of the batch to the end of their deals, in place.
 
@@ -149,7 +147,8 @@ def kernel_for(policies: tuple[FusedPolicy, ...], checked: bool = False):
         pack position of the hand that starts at play ``p`` (-1 if none does), ``deal_size[p]``
         its size; ``next_sizes[p]`` the cards the player of play ``p + 1`` holds
         (``kernels.next_hand_sizes``). ``slots[side]`` is the side's policy among the lineup's,
-        ``params[side]`` and ``values[side]`` its numbers.
+        ``params[side]`` and ``values[side]`` its numbers; ``draw_bits[p]`` holds the draws of
+        the row's play ``p`` (``decisions.hash_draws``), kept when a policy reads them.
 
         A decision point with more legal actions than the scratch ``act_*`` holds abandons its
         row with ``need[b]`` set to the room it needs (the caller replays that row from its
@@ -191,6 +190,11 @@ def kernel_for(policies: tuple[FusedPolicy, ...], checked: bool = False):
             tbl_rm = rank_major(tbl, ranks, spread)
             tbl_total = rank_sum(tbl, ranks) if track_total else 0
             stopped = False
+            if draws:
+                # The row's draws for all its plays at once: independent hashes the CPU overlaps,
+                # rather than a chain inside each play's dependent work.
+                for p in range(start, plays):
+                    decisions.hash_draws(deal_keys[b], play_keys[p], draw_bits[p])
             seat = start % n_seats  # p % n_seats, kept without a division per play
             for p in range(start, plays):
                 if deal_pos[p] >= 0 and (from_pack or p > start):
@@ -209,12 +213,10 @@ def kernel_for(policies: tuple[FusedPolicy, ...], checked: bool = False):
                 for s in range(captured.shape[0]):
                     captured_any |= captured[s, b]
                 next_scopa = 1.0 if (p + 1 != plays - 1 or last_play_scopa) else 0.0
-                # DecisionRandom(deal_keys, p): the decision's key (its calls: decisions.draw).
-                row_key = mix64_scalar(deal_keys[b] ^ play_keys[p])
                 count, card, taken = decide(
                     slots[side], params[side], values[side], hand, tbl, tbl_rm, tbl_total,
                     captured_any, pld, side == seat_side[b, n_seats - 1], next_sizes[p],
-                    next_scopa, scopa_ok, row_key, call_keys, ranks, rank_mask, rank_of, rule,
+                    next_scopa, scopa_ok, draw_bits[p], ranks, rank_mask, rank_of, rule,
                     fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture,
                     act_group, st_rem, st_left, st_set,
                 )  # fmt: skip
@@ -282,13 +284,11 @@ def _schedule(variant: Variant) -> tuple[np.ndarray, np.ndarray]:
 
 
 @functools.cache
-def _random_keys(plays: int) -> tuple[np.ndarray, np.ndarray]:
-    """The hashed counters of ``DecisionRandom``: per play, and per ``random()`` call."""
+def _play_keys(plays: int) -> np.ndarray:
+    """The hashed counters of ``DecisionRandom``, per play (its calls': ``decisions.CALL_KEYS``)."""
     golden = np.uint64(0x9E3779B97F4A7C15)
     with np.errstate(over="ignore"):
-        play = np.arange(plays, dtype=np.uint64)
-        calls = np.arange(1, _CALLS + 1, dtype=np.uint64) << np.uint64(16)
-        return seeding.mix64(play * golden + golden), seeding.mix64(calls * golden + golden)
+        return seeding.mix64(np.arange(plays, dtype=np.uint64) * golden + golden)
 
 
 def check_fusable(players: Sequence[object]) -> None:
@@ -345,7 +345,7 @@ def _run(
     policies, slots, params, values = lineup_policies(variant, players)
     rules = kernels.KernelRules.of(variant)
     deal_pos, deal_size = _schedule(variant)
-    play_keys, call_keys = _random_keys(variant.plays)
+    play_keys = _play_keys(variant.plays)
     rows = np.arange(len(packs))
     need = np.zeros(len(packs), np.int64)
     width = _SCRATCH
@@ -353,11 +353,12 @@ def _run(
     while len(rows):
         kernel(
             from_pack, rows, packs, opening, start, *state, need, seat_side, scores, keys,
-            slots, params, values, play_keys, call_keys, deal_pos, deal_size,
+            slots, params, values, play_keys, deal_pos, deal_size,
             next_hand_sizes(variant), variant.table_cards,
             *kernels.row_tables(rules.ranks), rules.rule, rules.fewest, rules.forced,
             rules.ace_mask, rules.ace_no_scopa, variant.last_play_scopa,
             variant.scopa_wins_immediately, variant.target, *_scratch(width),
+            np.empty((variant.plays, 2), np.uint64),
         )  # fmt: skip
         rows = np.flatnonzero(need)
         if len(rows):

@@ -82,7 +82,7 @@ def _defensive(
 @njit(cache=True, nogil=True, _nrt=False)
 def _defensive_choice(
     count, params, values, hand, table, table_total, captured_any, played, dealer, next_cards,
-    next_scopa, scopa_ok, row_key, call_keys, ranks, rank_mask, rule, ace_mask, ace_no_scopa,
+    next_scopa, scopa_ok, draws, ranks, rank_mask, rule, ace_mask, ace_no_scopa,
     n_pack_cards, act_card, act_capture, act_group,
 ):  # fmt: skip
     """The fused row policy's choice: :func:`defensive_row`, compiled apart from the kernel (it

@@ -191,7 +191,7 @@ def greedy_pick(
 @njit(cache=True, nogil=True, inline="always")
 def greedy_decide(
     params, values, hand, table, table_rm, table_total, captured_any, played, dealer,
-    next_cards, next_scopa, scopa_ok, row_key, call_keys, ranks, rank_mask, rank_of, rule,
+    next_cards, next_scopa, scopa_ok, draws, ranks, rank_mask, rank_of, rule,
     fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture, act_group,
     st_rem, st_left, st_set,
 ):  # fmt: skip

@@ -42,11 +42,11 @@ def _pick(group, n_cards, u_card, u_capture):
 @njit(cache=True, nogil=True, inline="always")
 def _choose_listed(
     count, params, values, hand, table, table_total, captured_any, played, dealer, next_cards,
-    next_scopa, scopa_ok, row_key, call_keys, ranks, rank_mask, rule, ace_mask, ace_no_scopa,
+    next_scopa, scopa_ok, draws, ranks, rank_mask, rule, ace_mask, ace_no_scopa,
     n_pack_cards, act_card, act_capture, act_group,
 ):  # fmt: skip
     """``pick_row`` on the listed legal actions, with ``act``'s two draws."""
-    u_card, u_capture = draw(row_key, call_keys, 0), draw(row_key, call_keys, 1)
+    u_card, u_capture = draw(draws, 0), draw(draws, 1)
     return pick_row(act_group, count, act_group[0, count - 1] + 1, u_card, u_capture, 0)
 
 
@@ -56,7 +56,7 @@ _listed = listing_policy(_choose_listed)
 @njit(cache=True, nogil=True, inline="always")
 def random_decide(
     params, values, hand, table, table_rm, table_total, captured_any, played, dealer,
-    next_cards, next_scopa, scopa_ok, row_key, call_keys, ranks, rank_mask, rank_of, rule,
+    next_cards, next_scopa, scopa_ok, draws, ranks, rank_mask, rank_of, rule,
     fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture, act_group,
     st_rem, st_left, st_set,
 ):  # fmt: skip
@@ -68,7 +68,7 @@ def random_decide(
     if forced:
         return _listed(
             params, values, hand, table, table_rm, table_total, captured_any, played, dealer,
-            next_cards, next_scopa, scopa_ok, row_key, call_keys, ranks, rank_mask, rank_of,
+            next_cards, next_scopa, scopa_ok, draws, ranks, rank_mask, rank_of,
             rule, fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture,
             act_group, st_rem, st_left, st_set,
         )  # fmt: skip
@@ -77,7 +77,7 @@ def random_decide(
     n_cards = popcount(hand)
     rest = hand
     if n_cards > 1:
-        for _ in range(uniform_index(call_bits(row_key, call_keys, 0), n_cards)):
+        for _ in range(uniform_index(call_bits(draws, 0), n_cards)):
             rest &= rest - one
     card = lowest_card(rest)
     count = card_captures(
@@ -90,7 +90,7 @@ def random_decide(
         return np.int64(count), np.int64(card), np.uint64(0)
     if count == 1:
         return np.int64(count), np.int64(card), act_capture[0, 0]
-    j = uniform_index(call_bits(row_key, call_keys, 1), count)
+    j = uniform_index(call_bits(draws, 1), count)
     return np.int64(count), np.int64(card), act_capture[0, j]
 
 
@@ -98,7 +98,7 @@ def random_decide(
 class RandomPlayer(Player):
     name = "random"
     summary = "a hand card uniformly at random, then one of its captures uniformly at random"
-    fused_policy = FusedPolicy("random", random_decide)
+    fused_policy = FusedPolicy("random", random_decide, draws=True)
 
     def act(self, obs: Observation, legal: LegalActions, rng: DecisionRandom) -> np.ndarray:
         u_card = rng.random()
