@@ -1,7 +1,19 @@
-"""Rules as data: a :class:`Variant` is everything the engines need to know about a game."""
+"""Rules as data: a :class:`Variant` is everything the engines need to know about a game.
 
+A preset and a user's variant file are read by the same code (``definition``, ``files``);
+:func:`resolve_variant` is how every command turns ``--variant TEXT`` into rules.
+"""
+
+from scopa_sim.rules.definition import definition_of
+from scopa_sim.rules.files import (
+    load_variant_file,
+    parse_variant,
+    resolve_variant,
+    variant,
+    variant_of_config,
+)
 from scopa_sim.rules.options import OPTIONS, OptionSpec, parse_assignments
-from scopa_sim.rules.presets import PRESET_HELP, PRESETS, parse_variant, variant
+from scopa_sim.rules.presets import PRESET_HELP, PRESETS
 from scopa_sim.rules.variant import (
     CATEGORIES,
     Capture,
@@ -26,7 +38,11 @@ __all__ = [
     "PrimieraRule",
     "RulesError",
     "Variant",
+    "definition_of",
+    "load_variant_file",
     "parse_assignments",
     "parse_variant",
+    "resolve_variant",
     "variant",
+    "variant_of_config",
 ]

@@ -85,7 +85,10 @@ def describe_variant(rules: Variant) -> str:
     scoring = ["most cards", f"most {coins}"]
     if get(rules, "most_sevens", False):
         scoring.append("most sevens")
-    scoring.append(f"seven of {coins}")
+    if get(rules, "settebello_card", None) is None:
+        scoring.append(f"seven of {coins}")
+    else:
+        scoring.append(f"the {pack.code(rules.settebello)} (the settebello point)")
     if get(rules, "primiera", None) is not None:
         scoring.append(
             f"primiera ({_value(rules.primiera)}; a missing suit: "
@@ -102,8 +105,10 @@ def describe_variant(rules: Variant) -> str:
         ace = get(rules, "ace_sweep_scopa", False)
         scope += "; an ace sweep counts" if ace else "; not an ace sweep"
     scoring.append(scope + ")")
-    if get(rules, "re_bello", False):
+    if get(rules, "re_bello", False) and get(rules, "re_bello_card", None) is None:
         scoring.append(f"king of {coins} (re bello)")
+    elif get(rules, "re_bello", False):
+        scoring.append(f"the {pack.code(rules.king_of_coins)} (the re bello point)")
     if _value(get(rules, "napola", "off")) != "off":
         scoring.append(f"napola ({_value(rules.napola)})")
     sides_word = "team" if sides < n else "player"
@@ -130,7 +135,9 @@ def describe_variant(rules: Variant) -> str:
         end.append(f"first dealer: {_value(rules.first_dealer)}")
 
     lines = [
-        f"{rules.name}: {PRESET_HELP.get(rules.name, '')}".rstrip(": "),
+        f"{rules.name}: {get(rules, 'summary', '') or PRESET_HELP.get(rules.name, '')}".rstrip(
+            ": "
+        ),
         f"  players:  {who}",
         f"  deal:     {deal}",
         f"  capture:  {capture}",

@@ -6,7 +6,7 @@ option. Every preset of docs/rules.md §7 is a value of this class; none is a fo
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 
 from scopa_sim.cards import ITALIAN_40, Pack
@@ -88,6 +88,25 @@ class Variant:
     first_dealer: FirstDealer = FirstDealer.RANDOM
     #: Names of the options this variant's preset accepts (see ``scopa_sim.rules.options``).
     allowed_options: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
+    # Named cards of the scoring (a variant file's ``[scoring]``): None is the pack's usual card.
+    # Shown by ``repr`` only when set, so that a preset's repr (a cache key) stays as it was.
+    settebello_card: int | None = field(default=None, repr=False)
+    re_bello_card: int | None = field(default=None, repr=False)
+    #: One line for ``scopa-sim variants`` (a preset's or a variant file's ``summary``).
+    summary: str = field(default="", repr=False, compare=False)
+    #: The options' values as the variant was defined, which :meth:`describe` lists changes
+    #: from; None for a variant built in code, described against the preset of its name.
+    option_defaults: tuple[tuple[str, object], ...] | None = field(
+        default=None, repr=False, compare=False
+    )
+
+    def __repr__(self) -> str:
+        shown = [
+            f"{f.name}={getattr(self, f.name)!r}"
+            for f in fields(self)
+            if f.repr or (f.name.endswith("_card") and getattr(self, f.name) is not None)
+        ]
+        return f"{type(self).__qualname__}({', '.join(shown)})"
 
     def __post_init__(self) -> None:
         dealt = self.table_cards + self.n_players * sum(self.hands)
@@ -112,11 +131,13 @@ class Variant:
 
     @property
     def settebello(self) -> int:
-        return self.pack.card(0, 7)
+        """The card of the settebello point: the seven of the scoring suit unless named."""
+        return self.pack.card(0, 7) if self.settebello_card is None else self.settebello_card
 
     @property
     def king_of_coins(self) -> int:
-        return self.pack.card(0, 10)
+        """The card of the re bello point: the king of coins unless named."""
+        return self.pack.card(0, 10) if self.re_bello_card is None else self.re_bello_card
 
     def options(self) -> dict[str, object]:
         """The current value of every option this variant accepts."""
@@ -124,10 +145,12 @@ class Variant:
 
     def describe(self) -> str:
         """``name[:key=value,...]`` listing options that differ from the preset's defaults."""
-        base = PRESET_DEFAULTS[self.name]
-        changed = [
-            f"{k}={_text(v)}" for k, v in self.options().items() if v != _plain(getattr(base, k))
-        ]
+        if self.option_defaults is None:
+            base = PRESET_DEFAULTS[self.name]
+            defaults = {k: _plain(getattr(base, k)) for k in self.allowed_options}
+        else:
+            defaults = dict(self.option_defaults)
+        changed = [f"{k}={_text(v)}" for k, v in self.options().items() if v != defaults.get(k)]
         return self.name + (":" + ",".join(changed) if changed else "")
 
 
