@@ -19,11 +19,11 @@ import numpy as np
 import polars as pl
 
 from analyses.framework import Run, require
+from scopa_sim import integrity, stats, storage
 from scopa_sim import interventions as iv
-from scopa_sim import stats
 from scopa_sim.cards import ITALIAN_40
 from scopa_sim.players import player
-from scopa_sim.rules import Variant, variant
+from scopa_sim.rules import Variant, variant_of_config
 
 RUN = "classic-deals"  # independent deals, greedy against greedy
 GAMES = "classic-greedy"  # whole games, greedy against greedy: the win-chance table
@@ -46,7 +46,7 @@ class Piles:
 
 
 def run_variant(run: Run) -> Variant:
-    return variant(run.config["variant"], run.config.get("options") or {})
+    return variant_of_config(run.config)
 
 
 def piles(run: Run, deals: int | None = None) -> Piles:
@@ -60,21 +60,27 @@ def piles(run: Run, deals: int | None = None) -> Piles:
 
 def _manifest_hash(run: Run) -> str:
     """What identifies the run's data: its manifest (a rerun writes a new one)."""
-    manifest = run.folder.with_name(f"{run.folder.name}.manifest.json")
+    manifest = _manifest_file(run)
     return hashlib.sha256(manifest.read_bytes()).hexdigest() if manifest.exists() else ""
 
 
 def _stamp(run: Run) -> int | None:
     """The run's manifest time: a rerun is a new cache key."""
-    manifest = run.folder.with_name(f"{run.folder.name}.manifest.json")
+    manifest = _manifest_file(run)
     return manifest.stat().st_mtime_ns if manifest.exists() else None
+
+
+def _manifest_file(run: Run) -> Path:
+    """The run's manifest file: inside its folder, or beside it (layout 1)."""
+    inside = storage.manifest_path(run.folder)
+    return inside if inside.exists() else storage.legacy_manifest_path(run.folder)
 
 
 @functools.cache
 def _piles(folder: str, stamp: int | None, stops: bool) -> Piles:
     # Only a deal under scopa_wins_immediately can stop; older runs have no ``stopped`` column.
     stopped = pl.col("stopped") if stops else pl.lit(False).alias("stopped")
-    scan = pl.scan_parquet(folder).select(
+    scan = integrity.scan_run(Path(folder)).select(
         "game", "deal", "side", "captured", "scope", stopped, "points"
     )
     frame = _in_order(scan.collect())
@@ -145,7 +151,9 @@ def win_table(data: Path) -> tuple[iv.WinTable, Run]:
 
 @functools.cache
 def _win_table(folder: str, stamp: int | None, target: int) -> iv.WinTable:
-    frame = pl.scan_parquet(folder).select("game", "deal", "side", "points", "score", "won")
+    frame = integrity.scan_run(Path(folder)).select(
+        "game", "deal", "side", "points", "score", "won"
+    )
     frame = _in_order(frame.collect())
     game, side = frame["game"].to_numpy(), frame["side"].to_numpy()
     if len(frame) % 2 or not ((side[0::2] == 0).all() and (side[1::2] == 1).all()):

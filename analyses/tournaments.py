@@ -14,8 +14,9 @@ from pathlib import Path
 import polars as pl
 
 from analyses.framework import DATA, MissingData, manifests_provenance
-from scopa_sim import storage
+from scopa_sim import integrity, storage
 from scopa_sim import tournament as tour
+from scopa_sim.cli.batch import name_problem
 
 #: The folder of the tournaments under the data folder.
 TOURNAMENTS = "tournaments"
@@ -78,6 +79,11 @@ def load_config(path: Path) -> list[Spec]:
             raise ConfigError(
                 f"{where} needs name, variant, players, seed and one of deals or games"
             )
+        # the name is a folder under data/tournaments/: one plain name, once (scopa_sim.cli.batch)
+        if problem := name_problem(str(entry["name"])):
+            raise ConfigError(f"{where}: name {str(entry['name'])!r} {problem}")
+        if any(s.name == str(entry["name"]) for s in specs):
+            raise ConfigError(f"{where}: name {entry['name']!r} is given twice; name each once")
         mode = "deals" if "deals" in entry else "games"
         specs.append(
             Spec(
@@ -151,7 +157,7 @@ def recorded(spec: Spec, data: Path, plan: tour.Tournament | None = None) -> dic
         deals, games = t.count * len(folders), None
     else:
         deals = sum(
-            pl.scan_parquet(folder).select(pl.struct("game", "deal").n_unique()).collect().item()
+            integrity.scan_run(folder).select(pl.struct("game", "deal").n_unique()).collect().item()
             for folder in folders
         )
         games = t.count * len(folders)

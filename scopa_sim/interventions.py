@@ -328,6 +328,12 @@ def cached_dealt_values(
                 return DealtPairs.from_frame(pl.read_parquet(data))
         except (ValueError, OSError):
             pass  # unreadable: compute again
+    if (run := storage.read_manifest(folder)) is not None or storage.done_chunks(folder):
+        # A run folder holds its run alone: a file of another command breaks its readers.
+        what = storage.describe_kind(run) if run else "chunk files of a run"
+        raise storage.StorageError(
+            f"{folder} holds {what}; keep the interventions' files in a folder of their own"
+        )
     pairs = dealt_values(variant, players, seed, deals, **kwargs)
     folder.mkdir(parents=True, exist_ok=True)
     tmp = folder / f".{name}.{os.getpid()}.parquet"

@@ -1,9 +1,14 @@
 """Per-deal outcomes on disk: the Parquet schema, atomic chunk files and the run manifest.
 
-A run folder holds only Parquet files, one per chunk, so ``polars.scan_parquet(folder)`` reads
-the whole run. Its manifest (JSON) sits beside it as ``<folder>.manifest.json``, and chunks are
-written under ``.<folder>.partial/`` and renamed into place, so a chunk file is either complete
-or absent, whatever kills the process.
+A run folder is one unit to copy, move or delete: its Parquet chunks, its manifest
+(``manifest.json``, replaced atomically and durably), and while it is written a lock file
+(``.lock``) and a scratch folder (``.partial/``) where chunks are written before they are
+renamed into place, so a chunk file is either complete or absent, whatever kills the process.
+The manifest records each chunk's rows, bytes and sha256; readers (``integrity.scan_run``) read
+only the chunks it lists, after checking them, so a stray, truncated or damaged file never
+reaches an analysis. Layout 1 (before this) kept the manifest beside the folder as
+``<folder>.manifest.json`` and recorded no chunk: such folders are read, and refused for
+writing with the command that converts them (``scopa-sim migrate``).
 
 polars is imported when a frame is first built, not with this module (nor with the runner, the
 outcomes or ``api``): a one-worker run writes each chunk on a thread of its own, and that
@@ -14,9 +19,12 @@ released the GIL, instead of every run waiting for the import before its first d
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
 import json
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -78,6 +86,17 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+#: The layout of a run folder. 1: the manifest beside the folder, no record of the chunks.
+#: 2: ``manifest.json`` inside, with each chunk's rows, bytes and sha256 (``chunk_files``) and
+#: what kind of command wrote it (``kind``).
+LAYOUT = 2
+
+MANIFEST_NAME = "manifest.json"
+LOCK_NAME = ".lock"
+_CHUNK_NAME = re.compile(r"chunk-(\d{6,})\.parquet")
+_MANIFEST_TMP = re.compile(r"\.manifest\.\d+\.tmp")
+
+
 class StorageError(OSError):
     """The output folder cannot be used; the message says why and what to do."""
 
@@ -117,21 +136,38 @@ def check_versions(folder: Path, manifest: dict) -> None:
     raise StorageError(
         f"{folder} was written by {who} scopa-sim (data version {found['data_version']}, "
         f"pack stream {found['pack_stream']}; this is {wanted['data_version']}, "
-        f"{wanted['pack_stream']}); delete {folder} and {manifest_path(folder)} to rebuild it, "
-        "or choose another --out"
+        f"{wanted['pack_stream']}); delete {folder} to rebuild it, or choose another --out"
     )
 
 
 def manifest_path(folder: Path) -> Path:
+    """Where a run's manifest is: inside its folder, so the folder is one unit to copy, move or
+    delete (``rm -r DIR`` leaves nothing behind)."""
+    return Path(folder) / MANIFEST_NAME
+
+
+def legacy_manifest_path(folder: Path) -> Path:
+    """Where layout 1 (scopa-sim before the manifest moved inside) kept it: beside the folder."""
+    folder = Path(folder)
     return folder.with_name(folder.name + ".manifest.json")
 
 
 def partial_dir(folder: Path) -> Path:
-    return folder.with_name("." + folder.name + ".partial")
+    return Path(folder) / ".partial"
 
 
 def chunk_path(folder: Path, chunk: int) -> Path:
-    return folder / f"chunk-{chunk:06d}.parquet"
+    return Path(folder) / f"chunk-{chunk:06d}.parquet"
+
+
+def chunk_name(chunk: int) -> str:
+    return f"chunk-{chunk:06d}.parquet"
+
+
+def chunk_number(name: str) -> int | None:
+    """The chunk number of a chunk file's name, else None."""
+    match = _CHUNK_NAME.fullmatch(name)
+    return int(match.group(1)) if match else None
 
 
 def write_chunk(frame: pl.DataFrame, folder: Path, chunk: int) -> int:
@@ -148,39 +184,138 @@ def write_chunk(frame: pl.DataFrame, folder: Path, chunk: int) -> int:
     return final.stat().st_size
 
 
+def file_digest(path: Path) -> str:
+    """sha256 of a file's bytes, hex (hashlib's, which is fast where the CPU has SHA
+    instructions)."""
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def chunk_record(path: Path, rows: int) -> dict:
+    """What a manifest records of a chunk file: its rows, bytes and sha256."""
+    return {"rows": int(rows), "bytes": path.stat().st_size, "sha256": file_digest(path)}
+
+
 def done_chunks(folder: Path) -> set[int]:
-    """Chunks whose file is in place (a file in place is complete: it was renamed there)."""
-    if not folder.is_dir():
+    """Chunks whose file is in place (a file in place was renamed there whole; whether its
+    bytes are still the ones recorded is :func:`damaged_chunks`'s question)."""
+    if not Path(folder).is_dir():
         return set()
-    return {int(p.stem.split("-")[1]) for p in folder.glob("chunk-*.parquet")}
+    numbers = (chunk_number(p.name) for p in Path(folder).glob("chunk-*.parquet"))
+    return {n for n in numbers if n is not None}
+
+
+# reading a manifest ----------------------------------------------------------------------------
 
 
 def read_manifest(folder: Path) -> dict | None:
-    path = manifest_path(folder)
-    if not path.exists():
-        return None
-    try:
-        return json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as err:
+    """The run's manifest, from inside the folder or, for a folder of layout 1, from beside it
+    (its ``layout`` is then absent: :func:`layout`); None when there is none."""
+    for path in (manifest_path(folder), legacy_manifest_path(folder)):
+        if path.exists():
+            try:
+                found = json.loads(path.read_text())
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+                raise StorageError(
+                    f"{path} is not a readable manifest ({err}); delete the run folder and rerun"
+                ) from None
+            if not isinstance(found, dict):
+                raise StorageError(f"{path} is not a scopa-sim manifest; delete it and rerun")
+            return found
+    return None
+
+
+def layout(manifest: dict) -> int:
+    """The folder layout a manifest was written for (layout 1 did not record it)."""
+    return manifest.get("layout", 1)
+
+
+def kind(manifest: dict) -> str:
+    """What wrote the folder (layout 1 recorded only runs of ``simulate`` and the pairings of a
+    tournament, and did not say which)."""
+    return manifest.get("kind", "run")
+
+
+def describe_kind(manifest: dict) -> str:
+    """What a folder holds, for a message: 'a simulate run (classic, seed 7)'."""
+    what = {
+        "simulate": "a simulate run",
+        "tournament": "a tournament",
+        "tournament-pairing": "a run of a tournament",
+    }.get(kind(manifest), f"a {kind(manifest)} run")
+    cfg = manifest.get("config") or {}
+    label = cfg.get("variant_label") or cfg.get("variant")
+    return f"{what} ({label}, seed {cfg.get('seed')})" if label else what
+
+
+def migrate_hint(folder: Path) -> str:
+    return f"scopa-sim migrate {folder}"
+
+
+def refuse_legacy(folder: Path, manifest: dict) -> None:
+    """Refuse to write into a folder of layout 1: its chunks are not recorded (rows, checksums),
+    and its manifest would stay beside it."""
+    if layout(manifest) < LAYOUT:
         raise StorageError(
-            f"{path} is not a readable manifest ({err}); delete it and rerun"
-        ) from None
+            f"{folder} was written by an older scopa-sim, with its manifest beside it "
+            f"({legacy_manifest_path(folder).name}); convert it with `{migrate_hint(folder)}` "
+            "and rerun"
+        )
+
+
+# writing a manifest ----------------------------------------------------------------------------
 
 
 def write_manifest(folder: Path, manifest: dict) -> None:
-    """Replace the manifest atomically."""
+    """Replace the manifest atomically and durably: a temporary file, flushed to disk, renamed
+    over the old one, then the folder's entry flushed too; a crash leaves the old manifest or
+    the new one, never a torn one."""
     path = manifest_path(folder)
-    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
+    with contextlib.suppress(OSError):
+        if path.read_text() == text:
+            return  # unchanged: a complete run rerun touches nothing
+    tmp = path.with_name(f".manifest.{os.getpid()}.tmp")
+    with open(tmp, "w") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
     os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):  # not every platform opens a folder for reading
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+# what a folder holds ---------------------------------------------------------------------------
+
+
+def own_name(name: str) -> bool:
+    """A name a run folder holds besides its chunks: the manifest, the lock, the scratch folder,
+    a manifest being replaced."""
+    return (
+        name in (MANIFEST_NAME, ".partial")
+        or name.startswith(LOCK_NAME)
+        or bool(_MANIFEST_TMP.fullmatch(name))
+    )
+
+
+# preparing a folder ----------------------------------------------------------------------------
 
 
 def prepare(folder: Path) -> None:
     """Create the run folder and its scratch folder, and prove they can be written."""
-    stray = (
-        [p.name for p in folder.iterdir() if not p.name.startswith("chunk-")]
-        if folder.is_dir()
-        else []
+    folder = Path(folder)
+    stray = sorted(
+        p.name
+        for p in (folder.iterdir() if folder.is_dir() else ())
+        if not own_name(p.name) and chunk_number(p.name) is None
     )
     if stray:
         raise StorageError(
@@ -195,6 +330,8 @@ def prepare(folder: Path) -> None:
         probe.write_bytes(b"")
         probe.unlink()
         for stale in scratch.glob("*.parquet"):  # left by a killed run: never renamed, so void
+            stale.unlink()
+        for stale in folder.glob(".manifest.*.tmp"):  # likewise
             stale.unlink()
     except OSError as err:
         raise StorageError(

@@ -44,7 +44,7 @@ KILL_CHUNKS = BIG["count"] // KILL_CHUNK
 
 
 def data(folder) -> pl.DataFrame:
-    return pl.scan_parquet(Path(folder)).sort("game", "deal", "side").collect()
+    return runner.scan(Path(folder)).sort("game", "deal", "side").collect()
 
 
 def manifest(folder) -> dict:
@@ -245,7 +245,8 @@ def test_killed_run_resumes_to_the_uninterrupted_data(capsys, tmp_path, big_run)
     assert set(killed["chunks_done"]) <= set(written)  # the manifest never claims a missing chunk
     for path in out.glob("chunk-*.parquet"):  # a chunk in place is a whole chunk
         assert pl.read_parquet(path)["game"].n_unique() == KILL_CHUNK
-    assert all(p.name.startswith("chunk-") for p in out.iterdir())
+    # Besides chunks, only the run's own files (manifest, a stale lock, scratch).
+    assert all(p.name.startswith("chunk-") or storage.own_name(p.name) for p in out.iterdir())
 
     resumed = rerun_here(capsys, command, workers=1)
     assert f"{KILL_CHUNKS - len(written)} chunks played, {len(written)} already done" in resumed
@@ -388,8 +389,7 @@ def test_refuses_a_folder_of_another_data_version(capsys, tmp_path):
                 runner.run(config, workers=workers, progress=False)
             message = str(err.value)
             assert message == (
-                f"{out} was written by {words}; delete {out} and {storage.manifest_path(out)} "
-                "to rebuild it, or choose another --out"
+                f"{out} was written by {words}; delete {out} to rebuild it, or choose another --out"
             )
             assert "\n" not in message
             assert _snapshot(out) == before, f"{change} touched the run folder"
@@ -409,8 +409,7 @@ def test_refuses_a_folder_of_another_data_version(capsys, tmp_path):
     assert status == 2 and stdout == "", stderr
     assert stderr.splitlines() == [
         f"scopa-sim: error: {out} was written by an older scopa-sim (data version 1, pack "
-        f"stream 1; {here}); delete {out} and {storage.manifest_path(out)} to rebuild it, "
-        "or choose another --out"
+        f"stream 1; {here}); delete {out} to rebuild it, or choose another --out"
     ]
     assert _snapshot(out) == before
 
@@ -429,7 +428,7 @@ def test_rerun_completes_only_missing_chunks(tmp_path):
     runner.run(config, progress=False)
     full = data(config.out)
     (config.out / "chunk-000002.parquet").unlink()
-    kept = {p.name: p.stat().st_mtime_ns for p in config.out.iterdir()}
+    kept = {p.name: p.stat().st_mtime_ns for p in config.out.glob("chunk-*.parquet")}
     summary = runner.run(config, workers=1, batch_size=64, progress=False)
     assert (summary.chunks_run, summary.chunks_skipped) == (1, 4)
     assert all(config.out.joinpath(n).stat().st_mtime_ns == t for n, t in kept.items())
@@ -604,11 +603,11 @@ def test_forked_workers_fork_nothing_while_another_thread_runs():
 
 
 def test_schema_and_bytes_per_row(big_run):
-    lazy = pl.scan_parquet(big_run)
+    lazy = pl.scan_parquet(big_run / "*.parquet")
     schema = lazy.collect_schema()
     assert list(schema) == list(storage.SCHEMA)
     assert dict(schema) == storage.SCHEMA
-    files = sorted(big_run.iterdir())
+    files = sorted(big_run.glob("*.parquet"))
     assert files and all(p.suffix == ".parquet" for p in files)
     for path in files:
         assert pl.read_parquet_schema(path) == storage.SCHEMA

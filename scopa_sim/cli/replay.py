@@ -7,6 +7,7 @@ replay record into the text the terminal shows (``format_record``), or JSON, or 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from scopa_sim.cli.checks import check_writable
@@ -24,6 +25,9 @@ def add_parser(commands) -> None:
         description=(
             "Print a deal move by move: a deal recorded in a run (--run DIR --game G --deal D), "
             "or explicit packs (--variant, --players, --seed and --deck or --decks-file). "
+            "A deal of a run is checked against the rows the run recorded: when the replay "
+            "differs (a player that is not deterministic, or whose code changed) a warning says "
+            "so on stderr, and the exit status is still 0. "
             f"Packs are in canonical order ({RULES_DOC} §2): the table cards, then each hand's "
             "blocks in turn order. Seat 0 leads; the last seat deals."
         ),
@@ -32,7 +36,9 @@ def add_parser(commands) -> None:
     rep.add_argument("--run", type=Path, metavar="DIR", help="a run folder written by simulate")
     rep.add_argument("--game", type=int, default=0, metavar="G", help="game number (from 0)")
     rep.add_argument("--deal", type=int, default=0, metavar="D", help="deal number within the game")
-    rep.add_argument("--variant", metavar="NAME", help="variant for explicit packs")
+    rep.add_argument(
+        "--variant", metavar="NAME|FILE.toml", help="variant for explicit packs: a preset or a file"
+    )
     rep.add_argument(
         "--option",
         action="append",
@@ -62,6 +68,8 @@ def run(args, parser) -> int:
         from scopa_sim import api
 
         records = [api.replay_run_deal(args.run, args.game, args.deal)]
+        if difference := replay_difference(args.run, args.game, args.deal, records[0]):
+            print(f"scopa-sim: warning: {difference}", file=sys.stderr)
     else:
         missing = [f"--{k}" for k in ("variant", "players") if getattr(args, k) is None]
         if missing or not (args.deck or args.decks_file):
@@ -91,6 +99,42 @@ def run(args, parser) -> int:
     for record in records:
         print(json.dumps(record.to_json()) if args.json else format_record(record))
     return 0
+
+
+def replay_difference(folder: Path, game: int, deal: int, record) -> str | None:
+    """What differs between a replayed deal and the rows its run recorded (each side's captured
+    cards and points), in one line; None when they agree. A deal replays as recorded
+    unless a player is not deterministic (it must depend only on its inputs and ``rng``) or its
+    code changed since the run."""
+    if record.throw_in:
+        return None
+    import polars as pl
+
+    from scopa_sim import integrity
+    from scopa_sim.cards import mask_of
+
+    rows = (
+        integrity.scan_run(Path(folder))
+        .filter((pl.col("game") == game) & (pl.col("deal") == deal))
+        .sort("side")
+        .select("captured", "points")
+        .collect()
+    )
+    differences = []
+    for side, (captured, points) in zip(record.sides, rows.iter_rows(), strict=False):
+        same_cards = mask_of(side.captured) == captured
+        if not same_cards or side.total != points:
+            differences.append(
+                f"side {side.side} recorded {points} points, replayed {side.total}"
+                + ("" if same_cards else " with other cards")
+            )
+    if not differences:
+        return None
+    return (
+        f"the replay of game {game}, deal {deal} differs from what {folder} recorded "
+        f"({'; '.join(differences)}): a player is not deterministic, or its code changed "
+        "since the run; the moves shown are the replay's"
+    )
 
 
 def _replay_title(args) -> str:
@@ -125,7 +169,10 @@ def format_record(record) -> str:
     def cards(ids) -> str:
         return " ".join(rules.pack.code(c) for c in ids)
 
-    lines = [f"{rules.describe()}: seat 0 leads, seat {n - 1} deals", CARD_LEGEND]
+    legend = CARD_LEGEND
+    if rules.settebello_card is not None:  # a variant file names another card
+        legend = legend.replace("7D", rules.pack.code(rules.settebello))
+    lines = [f"{rules.describe()}: seat 0 leads, seat {n - 1} deals", legend]
     table = record.pack[: rules.table_cards]
     if record.throw_in:
         lines.append(

@@ -24,6 +24,11 @@ class ChunkResult:
     bytes: int
     simulate_seconds: float
     write_seconds: float
+    sha256: str = ""  # of the file's bytes, as the manifest records it
+
+    def record(self) -> dict:
+        """What the manifest records of the chunk's file (storage.chunk_record)."""
+        return {"rows": self.rows, "bytes": self.bytes, "sha256": self.sha256}
 
 
 def play_chunk(config: RunConfig, chunk: int, batch_size: int) -> ChunkResult:
@@ -67,10 +72,12 @@ def write_played(config: RunConfig, played: Played) -> ChunkResult:
         variant=config.rules().describe(),
         strategies=list(config.players),
     )
-    size = storage.write_chunk(frame, config.out, played.chunk)
+    storage.write_chunk(frame, config.out, played.chunk)
+    # The record is of the file as it landed: its size and sha256, read back once.
+    record = storage.chunk_record(storage.chunk_path(config.out, played.chunk), frame.height)
     return ChunkResult(
-        played.chunk, played.games, len(played.outcomes), frame.height, size, played.seconds,
-        time.perf_counter() - started,
+        played.chunk, played.games, len(played.outcomes), frame.height, record["bytes"],
+        played.seconds, time.perf_counter() - started, record["sha256"],
     )  # fmt: skip
 
 

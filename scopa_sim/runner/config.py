@@ -8,13 +8,14 @@ a folder can be completed by any of them. :func:`check_execution` checks those s
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
-from scopa_sim import api, registry
+from scopa_sim import api, registry, sizes
 from scopa_sim.rules import Variant, variant
+from scopa_sim.rules.files import base_definition, variant_of_definition
 
 MODES = ("games", "deals")
 BACKENDS = registry.BACKENDS
@@ -37,6 +38,9 @@ class RunConfig:
     seed: int
     chunk_size: int
     out: Path = field(compare=False)
+    #: A variant file's full definition (``variant`` is then its name), recorded in the manifest
+    #: so that the run is replayed and reported without the file; None for a preset.
+    definition: dict | None = field(default=None, hash=False)
 
     @staticmethod
     def create(
@@ -64,6 +68,8 @@ class RunConfig:
         chunk_size = (20_000 if mode == "games" else 100_000) if chunk_size is None else chunk_size
         if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size <= 0:
             raise RunError(f"the chunk size must be a positive whole number, not {chunk_size!r}")
+        if problem := sizes.run_size_problem(mode, int(count), chunk_size):
+            raise RunError(problem)  # before anything is written: no list of chunks is built
         if isinstance(players, str):
             players = players.split(",")
         if not isinstance(players, list | tuple) or not all(isinstance(p, str) for p in players):
@@ -77,9 +83,10 @@ class RunConfig:
                 f"--out {out} would hold the run in the current folder or above it; "
                 "name a new folder, e.g. --out data/my-run"
             )
+        definition = base_definition(variant) if isinstance(variant, str) else None
         config = RunConfig(
             name=name or out.name,
-            variant=variant,
+            variant=variant if definition is None else definition["name"],
             options=tuple(sorted((options or {}).items())),
             players=tuple(p.strip() for p in players),
             mode=mode,
@@ -87,11 +94,15 @@ class RunConfig:
             seed=int(seed),
             chunk_size=int(chunk_size),
             out=out,
+            definition=definition,
         )
         api.resolve(config.rules(), config.players)  # unknown player, wrong number of players
-        return config
+        # The data name each player by its one spelling (players.canonical_spec, docs/players.md).
+        return replace(config, players=tuple(map(api.canonical_spec, config.players)))
 
     def rules(self) -> Variant:
+        if self.definition is not None:
+            return variant_of_definition(self.definition, dict(self.options))
         return variant(self.variant, dict(self.options))
 
     @property
@@ -109,6 +120,8 @@ class RunConfig:
         data["options"] = self.rules().options()
         data["variant_label"] = self.rules().describe()
         data["players"] = list(self.players)
+        if self.definition is None:
+            del data["definition"]  # a preset's manifest stays as it was
         return data
 
 

@@ -5,12 +5,13 @@ shows the progress on a terminal; :class:`RunSummary` is what it did.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from dataclasses import dataclass
 
 from scopa_sim import storage
-from scopa_sim.runner import backends, chunks, folder, pools
+from scopa_sim.runner import backends, chunks, folder, lock, pools
 from scopa_sim.runner.chunks import ChunkResult
 from scopa_sim.runner.config import RunConfig, check_execution
 
@@ -36,20 +37,27 @@ def run(
     scheduler: str | None = None,
     batch_size: int = 8192,
     progress: bool | None = None,
+    kind: str = "simulate",
 ) -> RunSummary:
-    """Play every missing chunk of ``config`` and record it in the manifest."""
+    """Play every missing chunk of ``config`` and record it in the manifest. ``kind`` is what
+    the manifest records of the command that wrote the folder (``folder.KINDS``): a folder
+    another command wrote is refused."""
     backend = check_execution(workers, backend, scheduler)
     started = time.perf_counter()
     if progress is None:
         progress = sys.stderr.isatty()
-    folder.check_folder(config)  # a folder that must not be completed is refused before anything
+    # A folder that must not be completed is refused before anything.
+    folder.check_folder(config, kind)
     # Connect to the workers before touching the output, so a bad backend leaves nothing.
     with backends.joblib_backend(backend, workers, scheduler):
-        return _run_chunks(config, started, batch_size, workers, backend, progress)
+        folder.create(config.out)
+        with lock.writer_lock(config.out):  # one writer at a time; released on any exit
+            return _run_chunks(config, started, batch_size, workers, backend, progress, kind)
 
 
-def _run_chunks(config, started, batch_size, workers, backend, progress) -> RunSummary:
-    manifest, done = folder.open_run(config)
+def _run_chunks(config, started, batch_size, workers, backend, progress, kind) -> RunSummary:
+    manifest, done = folder.open_run(config, kind)
+    records = {int(c): r for c, r in manifest["chunk_files"].items()}
     summary = RunSummary(config, chunks_skipped=len(done))
     todo = [c for c in range(config.n_chunks) if c not in done]
     bar = _ProgressBar(config, done, enabled=progress)
@@ -61,18 +69,20 @@ def _run_chunks(config, started, batch_size, workers, backend, progress) -> RunS
         else:
             from joblib import Parallel, delayed
 
+            parent = os.getpid()  # its direct children exit when it dies (pools.guarded)
             results = Parallel(return_as="generator_unordered")(
-                delayed(chunks.play_chunk)(config, c, batch_size) for c in todo
+                delayed(pools.guarded)(parent, chunks.play_chunk, config, c, batch_size)
+                for c in todo
             )
         for result in results:
-            done.add(result.chunk)
+            records[result.chunk] = result.record()
             summary.chunks_run += 1
             summary.deals += result.deals
             summary.rows += result.rows
             summary.bytes += result.bytes
             summary.simulate_seconds += result.simulate_seconds
             summary.write_seconds += result.write_seconds
-            folder.record_done(config, manifest, done)
+            folder.record_done(config, manifest, records)
             bar.update(result)
     if manifest["complete"]:
         storage.finish(config.out)

@@ -15,6 +15,7 @@ import re
 import signal
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 
@@ -39,9 +40,63 @@ FORKS = sys.platform.startswith("linux")
 _forked: tuple[ProcessPoolExecutor, int] | None = None  # forked_workers's pool and size
 
 
-def _ignore_ctrl_c() -> None:
-    """A forked worker leaves Ctrl-C to this process, which stops it (``_stop``)."""
+def _ignore_ctrl_c(parent: int | None = None) -> None:
+    """A forked worker leaves Ctrl-C to this process, which stops it (``_stop``), and exits
+    when this process dies (:func:`watch_parent`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if parent is not None:
+        watch_parent(parent)
+
+
+#: How often a worker looks whether its parent still runs (seconds).
+PARENT_POLL = 0.2
+
+_watched: int | None = None  # the parent this process watches (watch_parent), if any
+
+
+def watch_parent(parent: int) -> None:
+    """Make this process exit as soon as ``parent``, whose direct child it is, dies: a thread
+    that polls ``os.getppid()``, which changes when the parent is gone (the child is handed to
+    init or a subreaper), SIGKILL included. The chunk in hand is lost, never half written (its
+    temporary file is cleared by the next run). Nothing is done in the parent itself, nor in a
+    process that is not its child (a Dask worker, whose nanny looks after it).
+
+    Why: a worker of a killed command would otherwise play its chunk to the end, then wait
+    minutes for work (loky's idle timeout) or for ever (a forked worker on its queue). A thread
+    rather than Linux's ``PR_SET_PDEATHSIG``: that one fires when the parent's *thread* that
+    started the worker ends, which for loky's pool need not be the parent's end."""
+    global _watched
+    if _watched == parent or os.getpid() == parent:
+        return
+    if os.getppid() != parent:
+        if not _runs(parent):  # it died before this worker got its task: do not play it
+            os._exit(1)
+        return  # not its child: nothing to watch from here
+    _watched = parent
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="scopa-sim-parent-watch", daemon=True).start()
+
+
+def _runs(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
+
+
+def guarded(parent: int, play, *args):
+    """``play(*args)`` in a worker that exits when ``parent`` dies (:func:`watch_parent`): how
+    this process hands chunks to other processes."""
+    watch_parent(parent)
+    return play(*args)
 
 
 #: polars' query threads (``polars-0``...) and its runtime's; not the two its import starts
@@ -82,7 +137,10 @@ def forked_workers(workers: int) -> Iterator[bool]:
         yield False
         return
     pool = ProcessPoolExecutor(
-        workers, mp_context=multiprocessing.get_context("fork"), initializer=_ignore_ctrl_c
+        workers,
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=_ignore_ctrl_c,
+        initargs=(os.getpid(),),
     )
     pool.submit(os.getpid)  # the first task forks them all, before the pool starts its thread
     _forked = pool, workers
@@ -125,6 +183,7 @@ def shared_chunks(config, todo, batch_size, workers) -> Iterator[ChunkResult]:
         yield from (chunks.play_chunk(config, c, batch_size) for c in todo)
         return
     pending = collections.deque(todo)
+    parent = os.getpid()
     lock = threading.Lock()
     stop = threading.Event()
     # What the main thread waits for: this process's results (then None when its thread is done),
@@ -153,7 +212,7 @@ def shared_chunks(config, todo, batch_size, workers) -> Iterator[ChunkResult]:
     def submit_next() -> None:
         nonlocal in_flight
         if (chunk := claim()) is not None:
-            future = executor.submit(chunks.play_chunk, config, chunk, batch_size)
+            future = executor.submit(guarded, parent, chunks.play_chunk, config, chunk, batch_size)
             in_flight += 1
             future.add_done_callback(arrived.put)
 

@@ -115,7 +115,7 @@ def plan(
                 f"{e.folder!r}; name them otherwise"
             )
         folders[e.folder] = e.spec
-    out = default_out(variant_name, seed, mode) if out is None else Path(out)
+    out = default_out(rules.name, seed, mode) if out is None else Path(out)  # a file's name
     out = Path(os.path.normpath(Path(out).absolute()))
     if not out.name or out == Path.cwd() or out in Path.cwd().parents:
         raise TournamentError(
@@ -151,7 +151,12 @@ def plan(
 def _check_folders(tournament: Tournament) -> None:
     """Refuse, before any run starts, run folders that the runner would refuse: another run (say
     another count or other options in the same --out), another data version, chunk files without
-    a manifest. Reads only."""
+    a manifest; a tournament folder that holds a run or another command's files, or was written
+    by an older layout (runner.folder.check_container). Reads only."""
+    members = {c.out.name for p in tournament.pairings for c in p.runs}
+    runner.folder.check_container(
+        tournament.out, "tournament", members | {"summary.parquet", "ratings.parquet"}
+    )
     for pairing in tournament.pairings:
         for config in pairing.runs:
             manifest = storage.read_manifest(config.out)
@@ -162,6 +167,7 @@ def _check_folders(tournament: Tournament) -> None:
                     )
                 continue
             storage.check_versions(config.out, manifest)  # written by another data version
+            storage.refuse_legacy(config.out, manifest)  # to convert first (scopa-sim migrate)
             if manifest.get("config") != config.describe():
                 old = manifest.get("config", {})
                 raise TournamentError(
@@ -205,10 +211,14 @@ def play(
 
 def _play_runs(tournament, configs, workers, backend, scheduler, batch_size, progress):
     summaries = []
+    # The folder is marked a tournament's first: no other command may write into it.
+    runner.folder.write_container(
+        tournament.out, "tournament", _describe(tournament), [c.out.name for c in configs]
+    )
     for k, config in enumerate(configs, 1):
         summary = runner.run(
             config, workers=workers, backend=backend, scheduler=scheduler,
-            batch_size=batch_size, progress=progress,
+            batch_size=batch_size, progress=progress, kind="tournament-pairing",
         )  # fmt: skip
         summaries.append(summary)
         if progress:
@@ -221,6 +231,15 @@ def _play_runs(tournament, configs, workers, backend, scheduler, batch_size, pro
                 done = "already complete"
             print(f"run {k}/{len(configs)} {config.name}: {done}", file=sys.stderr)
     return summaries
+
+
+def _describe(t: Tournament) -> dict:
+    """What a tournament folder's manifest records of the tournament."""
+    return {
+        "variant": t.variant, "options": dict(sorted(t.options.items())),
+        "players": [e.spec for e in t.entrants], "mode": t.mode, "count": t.count,
+        "seed": t.seed, "chunk_size": t.chunk_size,
+    }  # fmt: skip
 
 
 def command_line(tournament: Tournament, out_given: Path | None = None) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import polars as pl
 
+from scopa_sim import integrity
 from scopa_sim.tournament.estimate import Result, per_unit
 from scopa_sim.tournament.schedule import Pairing, Tournament, TournamentError
 
@@ -70,7 +71,7 @@ def largest_swings(tournament: Tournament, k: int = SWINGS_PER_PAIRING) -> list[
 
 def _stored_points(folder: Path, game: int, deal: int) -> list[int]:
     rows = (
-        pl.scan_parquet(folder)
+        integrity.scan_run(folder)  # the chunks its manifest lists, checked
         .filter((pl.col("game") == game) & (pl.col("deal") == deal))
         .sort("side")
         .select("points")
