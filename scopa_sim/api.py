@@ -8,24 +8,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from scopa_sim import seeding, storage
+from scopa_sim import integrity, seeding, storage
 from scopa_sim.cards import cards_of
 from scopa_sim.engine import batch as engine
 from scopa_sim.engine import scoring
 from scopa_sim.engine.outcomes import DealOutcomes
 from scopa_sim.engine.reference import Move
-from scopa_sim.players import Player, player
-from scopa_sim.rules import CATEGORIES, RulesError, Variant, variant
+from scopa_sim.players import Player, PlayerError, canonical_spec, player, spec_of
+from scopa_sim.rules import CATEGORIES, RulesError, Variant, variant, variant_of_config
 
 __all__ = [
     "DealRecord",
+    "PlayerError",
     "SideRecord",
+    "canonical_spec",
+    "naming_players",
     "play_deals",
     "play_games",
     "play_packs",
@@ -46,6 +50,18 @@ def resolve(
             f"one per side (got {len(resolved)})"
         )
     return rules, resolved
+
+
+@contextlib.contextmanager
+def naming_players(players: Sequence[Player]) -> Iterator[None]:
+    """Name the player in a :class:`PlayerError` from the engine by its spec
+    (``players.spec_of``): the engine knows a player only by its class and side."""
+    try:
+        yield
+    except PlayerError as err:
+        if not 0 <= err.side < len(players):
+            raise
+        raise err.naming(spec_of(players[err.side])) from err.__cause__
 
 
 def _span(count: int | range, what: str) -> range:
@@ -71,7 +87,9 @@ def play_deals(
     has a fused row policy, as random and greedy do), "fused" or "lockstep"; the outcomes are
     the same on every path (``engine.batch.batch_player``)."""
     rules, players = resolve(rules, players)
-    return engine.play_deals(rules, players, seed, _span(deals, "deals"), batch_size, path)
+    span = _span(deals, "deals")
+    with naming_players(players):
+        return engine.play_deals(rules, players, seed, span, batch_size, path)
 
 
 def play_games(
@@ -86,7 +104,9 @@ def play_games(
     """Whole games to the target; per-deal outcomes, ordered by game then deal. ``path``: as
     for :func:`play_deals`."""
     rules, players = resolve(rules, players)
-    return engine.play_games(rules, players, seed, _span(games, "games"), batch_size, path)
+    span = _span(games, "games")
+    with naming_players(players):
+        return engine.play_games(rules, players, seed, span, batch_size, path)
 
 
 @dataclass(frozen=True)
@@ -192,19 +212,17 @@ def replay_run_deal(folder, game: int, deal: int) -> DealRecord:
     folder = Path(folder)
     manifest = storage.read_manifest(folder)
     if manifest is None:
-        raise RulesError(
-            f"{folder} is not a scopa-sim run (no {storage.manifest_path(folder).name})"
-        )
+        raise RulesError(f"{folder} is not a scopa-sim run (no {storage.MANIFEST_NAME})")
     # Packs and rows of another data version are not what this version would replay.
     storage.check_versions(folder, manifest)
     # The manifest's configuration, as the runner checked and wrote it (runner.RunConfig.rules:
     # the variant with its options; one player spec per side).
     cfg = manifest["config"]
-    rules, players = resolve(variant(cfg["variant"], dict(cfg["options"])), list(cfg["players"]))
+    rules, players = resolve(variant_of_config(cfg), list(cfg["players"]))  # file runs too
     import polars as pl  # not before it is needed (storage.py says why)
 
     rows = (
-        pl.scan_parquet(folder)
+        integrity.scan_run(folder)  # the chunks its manifest lists, checked (storage.py)
         .filter((pl.col("game") == game) & (pl.col("deal") == deal))
         .sort("side")
         .collect()
@@ -244,12 +262,14 @@ def record_deals(rules, players, cards, *, seed, game, deal, offset, scores) -> 
         )  # fmt: skip
     if not len(playing):
         return records
-    played = engine.play_batch(
-        rules, players, cards[playing], offset=np.asarray(offset)[playing],
-        scores=np.asarray(scores)[playing], player_key=seeding.stream_key(seed, seeding.PLAYERS),
-        game=np.asarray(game, np.int64)[playing], deal=np.asarray(deal, np.int64)[playing],
-        record=True,
-    )  # fmt: skip
+    with naming_players(players):
+        played = engine.play_batch(
+            rules, players, cards[playing], offset=np.asarray(offset)[playing],
+            scores=np.asarray(scores)[playing],
+            player_key=seeding.stream_key(seed, seeding.PLAYERS),
+            game=np.asarray(game, np.int64)[playing], deal=np.asarray(deal, np.int64)[playing],
+            record=True,
+        )  # fmt: skip
     stopped = played.stopped_by >= 0
     points = scoring.score(rules, played.captured, played.scope, stopped).points
     for row, i in enumerate(playing):

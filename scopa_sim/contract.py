@@ -10,13 +10,18 @@ hands the fused engine its own row function. Player writers need nothing else.
   the fused engine (``engine/fused.py``) play whole deals without returning to Python; the
   engine compiles one kernel per lineup of policies, so it never needs to know the players.
 * :data:`EXPLAIN_PROTOCOL`: optional; a player's own evaluation of each legal action.
+* :class:`PlayerError`: what a player that cannot be built, or that breaks this contract while
+  it plays, gets (:func:`choice_problem` words the faults of an answer).
 
 This module sits below the engine: it imports only the rules and the seeding.
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
+import os
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -196,6 +201,83 @@ class Player:
     def act(self, obs: Observation, legal: LegalActions, rng: DecisionRandom) -> np.ndarray:
         """Index into ``legal`` of the chosen action, one per row (``int64[B]``)."""
         raise NotImplementedError
+
+
+class PlayerError(ValueError):
+    """A player could not be built, or broke the contract while it played: what was wrong
+    (``problem``, e.g. "returned None"), which player (``player``, its spec), where (``where``,
+    e.g. the variant, game, deal and play of the decision) and, when its own code raised, the
+    traceback of that code (``traceback``, text: shown with ``SCOPA_SIM_DEBUG=1``).
+
+    One class for every such fault, raised by the engine and by the player specs, and plain
+    text fields only, so that it pickles: a worker process's error reaches the command whole.
+    ``side`` is the side the player played (the engine's), so that the layer that knows the
+    players' specs can name it (:meth:`naming`)."""
+
+    def __init__(self, problem: str, player: str = "", where: str = "", traceback=None, side=-1):
+        self.problem, self.player, self.where = problem, player, where
+        self.traceback, self.side = traceback, side
+        super().__init__(problem, player, where, traceback, side)
+
+    def __reduce__(self):
+        return type(self), (self.problem, self.player, self.where, self.traceback, self.side)
+
+    def naming(self, player: str) -> PlayerError:
+        """The same error about the player whose spec is ``player``."""
+        named = type(self)(self.problem, player, self.where, self.traceback, self.side)
+        named.__cause__ = self.__cause__
+        return named
+
+    def __str__(self) -> str:
+        who = f"player {self.player!r}" if self.player else "a player"
+        text = f"{who} {self.problem}"
+        if self.where:
+            text += f" ({self.where})"
+        if self.traceback:
+            text += "; SCOPA_SIM_DEBUG=1 shows the traceback of its code"
+        return text
+
+
+def user_traceback(err: BaseException) -> str:
+    """The traceback of ``err`` without the frames of this package and of Python's import
+    machinery: the lines of the player's own code (and of the libraries it called), as
+    ``SCOPA_SIM_DEBUG=1`` shows them."""
+    skipped = (
+        os.path.dirname(os.path.abspath(__file__)) + os.sep,
+        os.path.dirname(importlib.__file__) + os.sep,  # the import machinery, for a module
+        "<frozen importlib",
+    )
+    frames = [
+        f for f in traceback.extract_tb(err.__traceback__) if not f.filename.startswith(skipped)
+    ]
+    lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames)]
+    return "".join(lines + traceback.format_exception_only(type(err), err))
+
+
+def choice_problem(choice, count: np.ndarray) -> tuple[str, int] | None:
+    """What is wrong with ``choice``, an ``act``'s answer for rows whose legal actions number
+    ``count`` (``int[B]``), as ``(problem, first bad row)`` (row -1: the whole answer); None when
+    it is one legal integer index per row. The engine and ``testing.check_player`` word the
+    faults alike from it."""
+    rows = len(count)
+    if choice is None:
+        return f"returned None, expected one index per row (int64[{rows}])", -1
+    try:
+        array = np.asarray(choice)
+    except (TypeError, ValueError):
+        return f"returned a {type(choice).__name__} that is not an array of indices", -1
+    if array.dtype == object or not np.issubdtype(array.dtype, np.integer):
+        kind = type(choice).__name__ if array.dtype == object else f"{array.dtype} values"
+        return f"returned {kind}, expected integer indices (int64[{rows}])", -1
+    if array.shape != (rows,):
+        return f"returned shape {array.shape}, expected ({rows},)", -1
+    bad = np.flatnonzero((array < 0) | (array >= count))
+    if len(bad):
+        b = int(bad[0])
+        n = int(count[b])
+        legal = f"{n} legal action" + ("" if n == 1 else "s")
+        return f"returned {int(array[b])} for a position with {legal}", b
+    return None
 
 
 #: The optional evaluation protocol. A player may define

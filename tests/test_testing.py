@@ -430,7 +430,7 @@ def test_the_real_command_line_plays_the_examples(tmp_path, spec):
     assert sorted(out.glob("*.parquet")) and "2,000 deals" in proc.stdout + proc.stderr
     import polars as pl
 
-    frame = pl.read_parquet(out)
+    frame = pl.read_parquet(out / "*.parquet")
     assert frame.height == 4000 and spec in frame["strategy"].unique().to_list()
 
 

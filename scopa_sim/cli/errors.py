@@ -25,7 +25,11 @@ def user_errors() -> tuple[type[Exception], ...]:
     """The exceptions that mean bad input (one line, exit status 2). The runner's and the
     storage's are looked up only when their modules are loaded: until then nothing raises them."""
     found = [RulesError, InputError, ConfigError]
-    for module, name in (("scopa_sim.runner", "RunError"), ("scopa_sim.storage", "StorageError")):
+    for module, name in (
+        ("scopa_sim.runner", "RunError"),
+        ("scopa_sim.storage", "StorageError"),
+        ("scopa_sim.contract", "PlayerError"),  # a player of your own that misbehaves
+    ):
         if module in sys.modules:
             found.append(getattr(sys.modules[module], name))
     return tuple(found)

@@ -19,7 +19,7 @@ import numpy as np
 
 from scopa_sim import seeding
 from scopa_sim.contract import LegalActions, Observation, Player
-from scopa_sim.engine import kernels, scoring
+from scopa_sim.engine import acting, kernels, scoring
 from scopa_sim.engine.deals import (  # the shared data and helpers, re-exported
     DealBatch,
     DealState,
@@ -212,7 +212,8 @@ def play_batch(
                 else:
                     hidden = None
                 rng = seeding.DecisionRandom(decision_keys[live], play)
-                choice = _choose(groups, side, obs, legal, rng, hidden)
+                where = acting.Decisions(variant, game, deal, live, play)
+                choice = _choose(groups, side, obs, legal, rng, hidden, where)
 
                 is_last = play == variant.plays - 1
                 scopa = kernels.apply_actions(
@@ -290,9 +291,11 @@ def _read_only(array: np.ndarray) -> np.ndarray:
     return view
 
 
-def _choose(groups, side, obs, legal, rng, hidden=None) -> np.ndarray:
+def _choose(groups, side, obs, legal, rng, hidden, where) -> np.ndarray:
     """Each player chooses for the rows of its sides; only a player that sees hidden cards is
-    handed ``hidden`` (every hand and the pack)."""
+    handed ``hidden`` (every hand and the pack). A player whose answer is not one legal index
+    per row, or whose act raises, stops the batch with a ``PlayerError`` saying where
+    (``acting.act``; ``where`` locates the rows)."""
 
     def view(player):
         if hidden is None or not getattr(player, "sees_hidden_cards", False):
@@ -300,17 +303,16 @@ def _choose(groups, side, obs, legal, rng, hidden=None) -> np.ndarray:
         return dataclasses.replace(obs, hidden_hands=hidden[0], hidden_pack=hidden[1])
 
     if len(groups) == 1:
-        choice = np.asarray(groups[0][0].act(view(groups[0][0]), legal, rng), dtype=np.int64)
-    else:
-        choice = np.empty(len(side), np.int64)
-        for player, sides in groups:
-            rows = np.flatnonzero(np.isin(side, sides))
-            if len(rows):
-                choice[rows] = player.act(
-                    view(player).take(rows), legal.take(rows), rng.subset(rows)
-                )
-    if choice.shape != side.shape or not ((choice >= 0) & (choice < legal.count)).all():
-        raise RuntimeError("a player returned an index outside its legal actions")
+        player, sides = groups[0]
+        return acting.act(player, view(player), legal, rng, where, int(sides[0]))
+    choice = np.empty(len(side), np.int64)
+    for player, sides in groups:
+        rows = np.flatnonzero(np.isin(side, sides))
+        if len(rows):
+            choice[rows] = acting.act(
+                player, view(player).take(rows), legal.take(rows), rng.subset(rows),
+                where.take(rows), int(sides[0]),
+            )  # fmt: skip
     return choice
 
 

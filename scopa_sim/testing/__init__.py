@@ -74,7 +74,7 @@ from scopa_sim.contract import EXPLAIN_PROTOCOL, Player, explain_values
 from scopa_sim.rules import Variant
 from scopa_sim.testing import runs
 from scopa_sim.testing.report import CheckReport, PlayerCheckError
-from scopa_sim.testing.session import DEFAULT_OPTIONS, Session
+from scopa_sim.testing.session import DEFAULT_OPTIONS, Session, as_check_failures, checked
 
 __all__ = [
     "CHECKS",
@@ -116,14 +116,15 @@ def check_player(
     s.frozen()
     s.configure(variants, deals, seed)
     totals = {"deals": 0, "pairs": 0}
-    for v in s.variants:
-        for lineup, who in runs.lineups(s.player, v):
-            checked = s.probed(v, lineup)
-            s.compare(v, lineup, who, checked, s.whole(v, lineup))
-            totals["deals"] += 3 * deals
-        totals["deals"] += s.games(v)
-        if s.blind:
-            totals["pairs"] += s.hidden_cards(v)
+    with as_check_failures(s.label):
+        for v in s.variants:
+            for lineup, who in runs.lineups(s.player, v):
+                probed = s.probed(v, lineup)
+                s.compare(v, lineup, who, probed, s.whole(v, lineup))
+                totals["deals"] += 3 * deals
+            totals["deals"] += s.games(v)
+            if s.blind:
+                totals["pairs"] += s.hidden_cards(v)
     return CheckReport(
         s.label, tuple(v.describe() for v in s.variants), s.probe.decisions, totals["deals"],
         totals["pairs"], s.probe.explains, s.blind, s.fused, time.perf_counter() - start,
@@ -151,9 +152,9 @@ def iter_checks(
     s = Session(player)
     s.configure(variants, deals, seed)
     yield "frozen_dataclass", s.check_frozen_dataclass
-    yield "decisions", s.check_decisions
+    yield "decisions", checked(s.label, s.check_decisions)
     if s.fused:
-        yield "fused_path", s.check_fused_path
-    yield "runs", s.check_runs
+        yield "fused_path", checked(s.label, s.check_fused_path)
+    yield "runs", checked(s.label, s.check_runs)
     if s.blind:
-        yield "hidden_cards", s.check_hidden_cards
+        yield "hidden_cards", checked(s.label, s.check_hidden_cards)

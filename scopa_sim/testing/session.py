@@ -10,13 +10,45 @@ the lockstep path itself, once, through a probe that only checks the indices act
 
 from __future__ import annotations
 
+import contextlib
+import functools
+from collections.abc import Callable, Iterator
+
 from scopa_sim import api
+from scopa_sim.contract import PlayerError
 from scopa_sim.players import player as player_of_spec
 from scopa_sim.rules import PRESETS, Variant, parse_variant, variant
 from scopa_sim.testing import hidden, runs
 from scopa_sim.testing.decisions import probe_of
 from scopa_sim.testing.fused import check_fused_path, has_fused_path
+from scopa_sim.testing.report import PlayerCheckError
 from scopa_sim.testing.shape import check_frozen, label_of
+
+
+@contextlib.contextmanager
+def as_check_failures(label: str) -> Iterator[None]:
+    """The engine's :class:`PlayerError` about the player checked, as a
+    :class:`PlayerCheckError` with the same words; a probe's own failure (raised inside the
+    act that the engine called) as it was raised."""
+    try:
+        yield
+    except PlayerError as err:
+        if isinstance(err.__cause__, PlayerCheckError):
+            raise err.__cause__ from None
+        where = f" ({err.where})" if err.where else ""
+        raise PlayerCheckError(f"{label} {err.problem}{where}") from err
+
+
+def checked(label: str, check: Callable[[], int]) -> Callable[[], int]:
+    """``check`` with :func:`as_check_failures` around it."""
+
+    @functools.wraps(check)
+    def run() -> int:
+        with as_check_failures(label):
+            return check()
+
+    return run
+
 
 #: Option sets every preset is checked with by default.
 DEFAULT_OPTIONS: tuple[dict[str, object], ...] = ({}, {"forced_capture": True})
@@ -40,7 +72,8 @@ class Session:
 
     def __init__(self, player):
         self.label = player if isinstance(player, str) else label_of(player)
-        self.player = player_of_spec(player) if isinstance(player, str) else player
+        with as_check_failures(self.label):  # a constructor or module that raises
+            self.player = player_of_spec(player) if isinstance(player, str) else player
         self._lockstep: dict = {}  # (variant index, lineup index) -> outcomes through the probe
 
     def configure(self, variants, deals: int, seed: int) -> None:

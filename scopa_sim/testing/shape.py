@@ -8,7 +8,7 @@ import dataclasses
 
 import numpy as np
 
-from scopa_sim.contract import LegalActions, Player
+from scopa_sim.contract import LegalActions, Player, choice_problem
 from scopa_sim.testing.report import PlayerCheckError
 
 
@@ -50,27 +50,26 @@ def check_frozen(p, label: str) -> None:
 
 def check_indices(label: str, choice, legal: LegalActions, where) -> None:
     """What act returned: a numpy integer array of shape ``(B,)``, each index below its row's
-    ``legal.count``. ``where`` says where, in a message."""
+    ``legal.count``. ``where`` says where, in a message. The faults are worded as the engine
+    words them (``contract.choice_problem``): "returned None", "returned shape (88, 2),
+    expected (88,)", "returned 7 for a position with 3 legal actions"."""
     rows = len(legal.count)
-    if not (isinstance(choice, np.ndarray) and np.issubdtype(choice.dtype, np.integer)):
-        got = type(choice).__name__
-        if isinstance(choice, np.ndarray):
-            got = f"an array of {choice.dtype}"
+    problem = choice_problem(choice, legal.count)
+    if choice is not None and not isinstance(choice, np.ndarray) and problem is None:
         raise PlayerCheckError(
-            f"{label}: act must return a numpy integer array (int64 indices into "
-            f"legal), got {got} ({where})"
+            f"{label}: act must return a numpy integer array (int64 indices into legal), got "
+            f"{type(choice).__name__} ({where})"
         )
-    if choice.shape != (rows,):
-        raise PlayerCheckError(
-            f"{label}: act must return one index per row, shape ({rows},), got shape "
-            f"{choice.shape} ({where})"
-        )
-    bad = np.flatnonzero((choice < 0) | (choice >= legal.count))
-    if len(bad):
-        b = int(bad[0])
-        raise PlayerCheckError(
-            f"{label} chose an illegal action: {where}, row {b} chose slot "
-            f"{int(choice[b])} but has {int(legal.count[b])} legal actions (slots 0.."
-            f"{int(legal.count[b]) - 1}; the slots after a row's count are padding). "
-            f"{len(bad)} of {rows} rows were illegal"
-        )
+    if problem is None:
+        return
+    text, b = problem
+    if b < 0:
+        fix = "one index per row" if "shape" in text else "a numpy integer array of indices"
+        raise PlayerCheckError(f"{label}: act must return {fix}; it {text} ({where})")
+    answer = np.asarray(choice)
+    bad = np.flatnonzero((answer < 0) | (answer >= legal.count))
+    raise PlayerCheckError(
+        f"{label} chose an illegal action: act {text} ({where}, row {b}; its slots are "
+        f"0..{int(legal.count[b]) - 1}, the slots after a row's count are padding). "
+        f"{len(bad)} of {rows} rows were illegal"
+    )
