@@ -23,16 +23,18 @@ those are the intervals to quote for "the clearest" difference.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 from joblib import Parallel, delayed, parallel_config
 
-from scopa_sim import api, stats
+from scopa_sim import api, sizes, stats
 from scopa_sim.players import Player
 from scopa_sim.precision import Precision, parse_precision
 from scopa_sim.rules import RulesError, Variant, parse_variant
+from scopa_sim.runner import pools
 
 
 def metrics(rules: Variant, mode: str) -> dict[str, str]:
@@ -228,24 +230,29 @@ class Row:
 
     def to_json(self) -> dict:
         d = self.diff
+        finite = stats.finite_or_none  # not estimable (no variation): no bounds, no p (None)
         return {
             "metric": self.metric,
             "arm": self.arm,
             "estimate": self.estimate.value,
-            "ci_low": self.estimate.low,
-            "ci_high": self.estimate.high,
+            "ci_low": finite(self.estimate.low),
+            "ci_high": finite(self.estimate.high),
             "diff": None if d is None else d.value,
-            "diff_ci_low": None if d is None else d.low,
-            "diff_ci_high": None if d is None else d.high,
-            "p_value": self.p_value,
-            "p_holm": self.p_holm,
+            "diff_ci_low": None if d is None else finite(d.low),
+            "diff_ci_high": None if d is None else finite(d.high),
+            "p_value": finite(self.p_value),
+            "p_holm": finite(self.p_holm),
             "design": self.design,
             "seed": self.seed,
             "n": self.estimate.n,
             "tested": self.tested,
             "derived": self.derived or None,
-            "diff_family_ci_low": None if self.diff_family is None else self.diff_family.low,
-            "diff_family_ci_high": None if self.diff_family is None else self.diff_family.high,
+            "diff_family_ci_low": (
+                None if self.diff_family is None else finite(self.diff_family.low)
+            ),
+            "diff_family_ci_high": (
+                None if self.diff_family is None else finite(self.diff_family.high)
+            ),
         }
 
 
@@ -267,6 +274,11 @@ class Comparison:
         return max(widths)
 
     @property
+    def precision_met(self) -> bool | None:
+        """Whether every ``--precision`` target was met (None without targets)."""
+        return None if self.precision is None else self.precision.met(self)
+
+    @property
     def designs(self) -> set[str]:
         return {a.design for a in self.arms[1:]}
 
@@ -282,6 +294,7 @@ class Comparison:
     def clearest(self) -> Row:
         """The tested difference farthest from 0 in units of its Bonferroni half-width."""
         rows = self.family or [r for r in self.rows if r.diff is not None]
+        rows = [r for r in rows if r.diff.estimable] or rows  # no variation: nothing to show
         return max(
             rows,
             key=lambda r: abs(r.diff.value) / max((r.diff_family or r.diff).half_width, 1e-12),
@@ -305,6 +318,18 @@ def shared_metrics(arms: Sequence[Arm], mode: str) -> list[tuple[str, list[int]]
         if len(present) > 1:
             out.append((metric, present))
     return out
+
+
+def family_size(arms: Sequence[Arm], mode: str) -> int:
+    """How many differences a comparison of ``arms`` tests (its Holm family, as :func:`analyse`
+    makes it): every metric the first arm shares with another arm, for each such arm, less the
+    differences that are fixed combinations of others (:func:`derived_reason`)."""
+    return sum(
+        1
+        for metric, present in shared_metrics(arms, mode)
+        for i in present[1:]
+        if not derived_reason(metric, arms[0].rules, arms[i].rules)
+    )
 
 
 def analyse(arms: list[Arm], players, mode: str, per_arm: list[dict], seed: int) -> Comparison:
@@ -357,9 +382,12 @@ def play_units(
     """Per-unit values of every arm over units ``span`` (chunks in parallel)."""
     spans = [range(s, min(s + CHUNK, span.stop)) for s in range(span.start, span.stop, CHUNK)]
     tasks = [(i, part) for i in range(len(arms)) for part in spans]
+    parent = os.getpid()  # its workers exit when it dies (pools.guarded)
     with parallel_config(backend="loky", n_jobs=workers):
         results = Parallel()(
-            delayed(_units)(arms[i].rules, resolved[i], mode, part, arms[i].seed, batch_size)
+            delayed(pools.guarded)(
+                parent, _units, arms[i].rules, resolved[i], mode, part, arms[i].seed, batch_size
+            )
             for i, part in tasks
         )
     per_arm: list[dict[str, list]] = [{} for _ in arms]
@@ -394,6 +422,7 @@ def compare(
     if count <= 0 or workers <= 0:
         raise RulesError("the count and the number of workers must be positive")
     precision = parse_precision(precision)
+    check_sizes(arms, mode, count, precision is not None, max_units)
     if precision is not None:
         precision.check([m for m, _ in shared_metrics(arms, mode)])
     given = tuple(p if isinstance(p, str) else p.name for p in players)
@@ -411,6 +440,32 @@ def compare(
         result = replace(result, players=given, precision=precision)
         if progress:
             progress(result)
+        if precision is not None and len(parts) == 1:
+            precision.check_relative(result)  # after the first stage: a target that can shrink
         if precision is None or precision.met(result) or done >= max_units:
             return result
         target = min(2 * done, max_units)
+
+
+def values_per_unit(arms: Sequence[Arm], mode: str) -> int:
+    """Bytes a comparison holds per unit (deal or game) of every arm: the per-unit values of
+    each metric (:func:`_units`), as float64, twice over while the stages are joined."""
+    per_arm = [
+        arm.rules.n_sides + 2 if mode == "deals" else 2 * arm.rules.n_sides + 4 for arm in arms
+    ]
+    return 2 * 8 * sum(per_arm)
+
+
+def check_sizes(arms, mode: str, count: int, precision: bool, max_units: int) -> None:
+    """Refuse, before anything plays, too few units per arm to estimate from, and more than
+    this machine's memory holds (with ``precision``, the cap ``max_units`` is what may be
+    reached)."""
+    unit = "deals" if mode == "deals" else "games"
+    flag = f"--{unit}"
+    first = min(count, max_units) if precision else count  # the first round's size
+    first_flag = "--max" if precision and max_units < count else flag
+    if problem := sizes.too_few_problem(first, unit, first_flag, "compare"):
+        raise RulesError(problem)
+    most, flag = (max_units, "--max") if precision else (count, flag)
+    if problem := sizes.memory_problem("compare", most, values_per_unit(arms, mode), flag):
+        raise RulesError(problem)

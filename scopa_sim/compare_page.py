@@ -70,6 +70,8 @@ def format_table(result: Comparison) -> str:
         f"{result.units:,} {unit} per arm, seed {result.seed}, players {','.join(result.players)}."
     )
     text.append(family_text(result))
+    if result.precision is not None:
+        text.append(result.precision.outcome(result))
     text += design_lines(result)
     return "\n".join(text)
 
@@ -227,6 +229,14 @@ def page(result: Comparison, slug: str = "variant-comparison"):
         "Per-deal metrics in games are ratio estimates linearised per game. A metric is shown "
         "only for arms that have it (points of seat 3 need four sides). " + family_text(result)
     )
+    if result.precision is not None:
+        method += (
+            " The number of units was doubled until the intervals met the precision target "
+            "(--precision), so it depends on the data: a relative target (a percentage of the "
+            "estimate) makes the stop depend on the estimate itself and biases it; an absolute "
+            "one depends only on the spread and biases it far less (docs/precision.md). "
+            + result.precision.outcome(result)
+        )
     design_text = {None: "first arm", PAIRED: "paired", UNPAIRED: "unpaired"}
     return reporting.Page(
         slug=slug,

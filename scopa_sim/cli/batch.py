@@ -6,17 +6,19 @@ mistake in the last run is reported (with the file and run) before the first run
 
 from __future__ import annotations
 
+import os
 import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from scopa_sim import sizes
 from scopa_sim.cli import checks
 from scopa_sim.cli.errors import ConfigError, user_errors
 
 if TYPE_CHECKING:
     from scopa_sim.runner import RunConfig
 
-__all__ = ["load_batch"]
+__all__ = ["load_batch", "name_problem"]
 
 _RUN_KEYS = {
     "name",
@@ -32,8 +34,27 @@ _RUN_KEYS = {
 }
 
 
-def load_batch(path: Path, seed: int | None = None) -> list[tuple[RunConfig, int | None]]:
-    """Read a batch file: ``[defaults]`` for every run, then ``[[run]]`` tables."""
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a run's folder inside the batch's ``out`` (a run is written to
+    ``out/<name>``), or None: a name is one plain folder name, so no run writes elsewhere."""
+    if not name.strip():
+        return 'is empty; name the run, e.g. name = "classic-forced"'
+    if "/" in name or "\\" in name or "\0" in name:
+        return (
+            "holds a path separator; a run is written to out/<name>, so the name is one folder "
+            'name (e.g. "classic-forced"); set out = "..." to choose the folder it goes in'
+        )
+    if name in (".", "..") or os.path.isabs(name):
+        return "would write outside the batch's out folder; give a plain folder name"
+    return None
+
+
+def load_batch(
+    path: Path, seed: int | None = None, chunk_size: int | None = None
+) -> list[tuple[RunConfig, int | None]]:
+    """Read a batch file: ``[defaults]`` for every run, then ``[[run]]`` tables. ``seed`` and
+    ``chunk_size`` (``simulate --config F --seed S --chunk-size N``) override every run's, as
+    ``--help`` says; the manifest of each run records the values it played with."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as err:
@@ -53,7 +74,7 @@ def load_batch(path: Path, seed: int | None = None) -> list[tuple[RunConfig, int
     runs = data.get("run", [])
     if not isinstance(runs, list) or not runs:
         raise ConfigError(f"{path}: no [[run]] tables; each run is a [[run]] table")
-    out, early = [], True
+    out, early, names, folders = [], True, {}, {}
     for i, entry in enumerate(runs, 1):
         merged = {**defaults, **entry}
         where = f"{path}: run {i} ({merged.get('name', 'unnamed')})"
@@ -86,6 +107,18 @@ def load_batch(path: Path, seed: int | None = None) -> list[tuple[RunConfig, int
             not isinstance(workers, int) or isinstance(workers, bool) or workers <= 0
         ):
             raise ConfigError(f"{where}: workers must be a positive whole number, not {workers!r}")
+        if workers is not None and (problem := sizes.workers_problem(workers)):
+            raise ConfigError(f"{where}: workers: {problem}")
+        if problem := name_problem(merged["name"]):
+            raise ConfigError(f"{where}: name {merged['name']!r} {problem}")
+        folder = os.path.normpath(Path(merged.get("out", "data")).absolute() / merged["name"])
+        for seen, key, value in ((names, "name", merged["name"]), (folders, "folder", folder)):
+            if value in seen:
+                raise ConfigError(
+                    f"{where}: {key} {value!r} is run {seen[value]}'s too; give every run its "
+                    "own name (nothing has been played)"
+                )
+            seen[value] = i
         settings = dict(
             variant=merged["variant"],
             options=options,
@@ -95,7 +128,7 @@ def load_batch(path: Path, seed: int | None = None) -> list[tuple[RunConfig, int
             seed=merged.get("seed") if seed is None else seed,
             out=Path(merged.get("out", "data")) / merged["name"],
             name=merged["name"],
-            chunk_size=merged.get("chunk_size"),
+            chunk_size=merged.get("chunk_size") if chunk_size is None else chunk_size,
         )
         try:
             # Until a run needs a check only the runner can make, the early checks do; from

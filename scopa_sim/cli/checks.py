@@ -14,7 +14,7 @@ import importlib.util
 import os
 from pathlib import Path
 
-from scopa_sim import registry
+from scopa_sim import registry, sizes
 from scopa_sim.cli.errors import InputError
 from scopa_sim.lineup import lineup_problem
 from scopa_sim.rules import RulesError, Variant, variant
@@ -51,6 +51,9 @@ def check_run_early(settings: dict) -> bool:
         isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size <= 0
     ):
         return False
+    default_chunk = 20_000 if settings["mode"] == "games" else 100_000  # as RunConfig.create
+    if problem := sizes.run_size_problem(settings["mode"], count, chunk_size or default_chunk):
+        raise InputError(problem)
     players, out, name = settings["players"], settings["out"], settings.get("name")
     if isinstance(players, str):
         players = players.split(",")
@@ -116,15 +119,23 @@ def check_output_early(out, *, backend: str | None, scheduler: str | None) -> No
     if scheduler and backend != "dask":
         raise InputError("--scheduler goes with --backend dask")
     folder = _run_folder(out)
-    manifest = folder.with_name(folder.name + ".manifest.json")  # storage.manifest_path
-    if manifest.exists() or (folder.is_dir() and any(folder.glob("chunk-*.parquet"))):
+    # storage.manifest_path, and layout 1's storage.legacy_manifest_path
+    manifests = (folder / "manifest.json", folder.with_name(folder.name + ".manifest.json"))
+    if any(m.exists() for m in manifests) or (
+        folder.is_dir() and any(folder.glob("chunk-*.parquet"))
+    ):
         return
     if backend == "dask":  # the runner connects before it prepares the folder
         if scheduler:
             check_scheduler_early(scheduler)
         return
     if folder.is_dir():  # storage.prepare
-        stray = [p.name for p in folder.iterdir() if not p.name.startswith("chunk-")]
+        # Besides chunks, a run's own names: its lock and scratch folder (storage.own_name).
+        stray = [
+            p.name
+            for p in folder.iterdir()
+            if not p.name.startswith(("chunk-", ".lock", ".manifest.")) and p.name != ".partial"
+        ]
         if stray:
             raise InputError(
                 f"{folder} holds files that are not part of a scopa-sim run "
@@ -173,5 +184,10 @@ def check_writable(path: Path) -> None:
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         raise RulesError(f"cannot write {path}: folder {folder} does not exist; create it first")
+    if (folder / "manifest.json").exists():  # storage.manifest_path: a run's (or tournament's)
+        raise RulesError(
+            f"cannot write {path}: {folder} is a run folder, which holds its run alone; "
+            "write the file elsewhere"
+        )
     if path.is_dir() or not os.access(path if path.exists() else folder, os.W_OK):
         raise RulesError(f"cannot write {path}; choose another --html file")

@@ -15,6 +15,28 @@ from scopa_sim.cli.checks import check_writable
 from scopa_sim.cli.options import add_workers_option, options_help, positive_int, seed_int
 from scopa_sim.rules import parse_variant
 from scopa_sim.rules.describe import RULES_DOC
+from scopa_sim.sizes import MIN_UNITS
+
+#: The exit status of ``compare --precision`` when a target is not met by ``--max``: the output
+#: is complete and correct for its size, but not as precise as asked.
+EXIT_PRECISION_NOT_MET = 3
+
+_EPILOG = f"""
+
+sizes: at least {MIN_UNITS} deals (games) per arm (fewer give intervals that claim too much),
+and at most what this machine's memory holds (compare keeps every deal's values; the cap is
+--max with --precision); larger sizes are refused before anything plays.
+
+exit status: 0 done (with --precision: every target met), 2 bad input, 3 --precision targets
+not met by --max (the output is complete for its size; a line on stderr names each metric that
+missed, its half-width and target, and the size that would meet it, extrapolated as 1/sqrt(n)).
+
+examples:
+  scopa-sim compare classic classic:forced_capture=true --players greedy,random \\
+      --deals 200000 --seed 1 --workers 2 --html compare.html
+  scopa-sim compare classic classic:forced_capture=true --players greedy,random \\
+      --deals 20000 --seed 1 --precision points=0.01,scope=0.005 --max 2000000
+"""
 
 
 def add_parser(commands) -> None:
@@ -43,15 +65,14 @@ def add_parser(commands) -> None:
         ),
     )  # fmt: skip
     cmp.formatter_class = argparse.RawDescriptionHelpFormatter
-    cmp.epilog = (
-        "options in an ARM (VARIANT:KEY=VALUE,KEY=VALUE):\n"
-        + options_help()
-        + "\n\nexample:\n  scopa-sim compare classic classic:forced_capture=true "
-        "--players greedy,random \\\n      --deals 200000 --seed 1 --workers 2 --html compare.html"
-    )
+    cmp.epilog = "options in an ARM (VARIANT:KEY=VALUE,KEY=VALUE):\n" + options_help() + _EPILOG
     cmp.set_defaults(parser=cmp)
     cmp.add_argument(
-        "arms", nargs="+", metavar="ARM", help="VARIANT[:KEY=VALUE,...]; the first is the baseline"
+        "arms",
+        nargs="+",
+        metavar="ARM",
+        help="VARIANT[:KEY=VALUE,...], VARIANT a preset or a variant file FILE.toml; the first "
+        "is the baseline",
     )
     cmp.add_argument(
         "--players",
@@ -73,10 +94,13 @@ def add_parser(commands) -> None:
         help="keep doubling the deals (games) until the 95%% CIs are narrow enough. A bare H "
         "applies to every metric (each arm's estimate and each difference, in the metric's own "
         "unit: points, scope, deals or shares alike); METRIC=H sets one metric's half-width (a "
-        "name, or a prefix: points=0.01 covers points_seat0, points_seat1, ...; game_win=0.005); "
-        "H%% is relative: H percent of the first arm's estimate of the metric (1%% or "
-        "points=1%%). Metrics a per-metric list leaves out have no target, unless a bare H "
-        "is given too (e.g. 0.05,game_win=0.005)",
+        "name, or a prefix: points=0.01 covers points_seat0, points_seat1, ...; game_win=0.005). "
+        "Prefer these absolute targets: H%% is relative (H percent of the first arm's estimate "
+        "of the metric, e.g. points=1%%), which makes when to stop depend on the estimate and "
+        "biases it (docs/precision.md), and is refused after the first round for a metric whose "
+        "estimate is within its own interval of zero. Metrics a per-metric list leaves out have "
+        "no target, unless a bare H is given too (e.g. 0.05,game_win=0.005). The output says "
+        "whether the targets were met and at what size; unmet at --max: exit status 3",
     )  # fmt: skip
     cmp.add_argument(
         "--max", type=positive_int, default=5_000_000, metavar="N",
@@ -140,7 +164,24 @@ def run(args, parser) -> int:
 
         args.html.write_text(reporting.render_page(compare_page.page(result)), encoding="utf-8")
     if args.json:
-        print(json.dumps([row.to_json() for row in result.rows], indent=1))
+        print(json.dumps([json_row(result, row) for row in result.rows], indent=1))
     else:
         print(compare_page.format_table(result))
+    if precision is not None and not result.precision_met:
+        print(
+            f"scopa-sim: {precision.outcome(result)} Raise --max or loosen the targets.",
+            file=sys.stderr,
+        )
+        return EXIT_PRECISION_NOT_MET
     return 0
+
+
+def json_row(result, row) -> dict:
+    """A row of ``--json``; with ``--precision``, its target and whether its intervals met it."""
+    out = row.to_json()
+    if result.precision is None:
+        return out
+    gaps = result.precision.gaps_of(result, row)
+    out["precision_target"] = gaps[0][3] if gaps else None
+    out["precision_met"] = all(ratio < 1 for ratio, *_ in gaps) if gaps else None
+    return out

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from scopa_sim import registry
+from scopa_sim import registry, sizes
 from scopa_sim.rules import OPTIONS
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "positive_int",
     "probability",
     "seed_int",
+    "worker_count",
 ]
 
 BACKENDS = registry.BACKENDS
@@ -41,6 +42,14 @@ def positive_int(text: str) -> int:
     return _checked(
         text, lambda t: int(t.replace("_", "")), "a whole number", lambda v: v > 0, "positive"
     )
+
+
+def worker_count(text: str) -> int:
+    """``--workers``: a positive whole number, at most :data:`scopa_sim.sizes.MAX_WORKERS`."""
+    value = positive_int(text)
+    if problem := sizes.workers_problem(value):
+        raise argparse.ArgumentTypeError(problem)
+    return value
 
 
 def seed_int(text: str) -> int:
@@ -66,7 +75,7 @@ def add_workers_option(
 ) -> None:
     """``--workers``; only simulate's default differs (None: the batch file may say)."""
     parser.add_argument(
-        "--workers", type=positive_int, default=default, metavar="W", help=help_text
+        "--workers", type=worker_count, default=default, metavar="W", help=help_text
     )
 
 

@@ -22,9 +22,19 @@ metrics (as scopa-sim compare names them): points_seat0, points_seat1, ... (poin
 each side, by its seat in the deal), dealer_edge, scope; with --mode games also game_win_seat0,
 game_win_seat1, ... (shares of games won) and game_length (deals per game).
 
---json prints {"metric", "effect", "power", "alpha", "mode", "unit", "pilot", "seed",
-"first_arm", "arms": [{"arm", "design", "reason", "pilot_diff", "pilot_diff_ci_low",
-"pilot_diff_ci_high", "sd_first", "sd_arm", "correlation", "sd_diff", "paired", "unpaired"}]}.
+--json prints {"metric", "effect", "power", "alpha", "tests", "alpha_family", "mode", "unit",
+"pilot", "seed", "first_arm", "arms": [{"arm", "design", "reason", "pilot_diff",
+"pilot_diff_ci_low", "pilot_diff_ci_high", "sd_first", "sd_arm", "correlation", "sd_diff",
+"paired", "unpaired", "paired_family", "unpaired_family"}]}.
+
+multiple tests: compare tests every metric of every arm in one Holm family ("tests", m, less
+the differences fixed by others), so the plan sizes each arm at --alpha per test and at the
+Bonferroni level alpha/m ("alpha_family", Holm's first step; the columns "at alpha/m",
+"paired_family"/"unpaired_family"): quote those for a comparison you will run with compare.
+
+refused: --pilot below 30 (too few to estimate an SD from), an --effect at or beyond the span
+of the metric's values in the pilot (a share of games won differs by less than 1), and an
+--effect so small that a size passes 10^12 (the message gives the smallest it can size).
 
 examples:
   scopa-sim plan classic classic:forced_capture=true --players greedy,random \\
@@ -53,7 +63,11 @@ def add_parser(commands) -> None:
     )
     pln.set_defaults(parser=pln)
     pln.add_argument(
-        "arms", nargs="+", metavar="ARM", help="VARIANT[:KEY=VALUE,...]; the first is the baseline"
+        "arms",
+        nargs="+",
+        metavar="ARM",
+        help="VARIANT[:KEY=VALUE,...], VARIANT a preset or a variant file FILE.toml; the first "
+        "is the baseline",
     )
     pln.add_argument(
         "--players", default="greedy", metavar="NAME[,NAME,...]",
@@ -73,7 +87,8 @@ def add_parser(commands) -> None:
     )  # fmt: skip
     pln.add_argument(
         "--alpha", type=probability, default=0.05, metavar="A",
-        help="two-sided significance level of each comparison (default 0.05)",
+        help="two-sided significance level of each test (default 0.05); the plan also sizes at "
+        "alpha/m, m the tests compare will make",
     )  # fmt: skip
     pln.add_argument(
         "--mode", choices=("deals", "games"), default="deals",
@@ -81,7 +96,7 @@ def add_parser(commands) -> None:
     )  # fmt: skip
     pln.add_argument(
         "--pilot", type=positive_int, default=20_000, metavar="N",
-        help="pilot deals (games) per arm (default 20000; at least 10)",
+        help="pilot deals (games) per arm (default 20000; at least 30)",
     )  # fmt: skip
     pln.add_argument(
         "--seed", type=seed_int, default=1, metavar="S", help="seed of the pilot (default 1)"

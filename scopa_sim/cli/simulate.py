@@ -28,9 +28,12 @@ rule options (--option KEY=VALUE, repeatable; in a batch file: options = {{ KEY 
 Which options each variant accepts, and their defaults: scopa-sim variants NAME. The rules of
 every variant and option are explained in {RULES_DOC}.
 
-output: DIR/chunk-NNNNNN.parquet (only Parquet: polars.scan_parquet(DIR) reads the run), and
-DIR.manifest.json beside it (configuration, seed, versions, chunks done). One row per side per
-deal; the columns are described in docs/schema.md.
+output: DIR/chunk-NNNNNN.parquet and DIR/manifest.json (configuration, seed, versions, each
+chunk's rows and sha256): the folder is the whole run. Read it with scopa_sim.runner.scan(DIR),
+which refuses stray or damaged files. A rerun verifies the chunks done and plays the others; a
+folder another command (or another scopa-sim, at once) is writing is refused; a folder of an
+older scopa-sim (DIR.manifest.json beside it) is converted by scopa-sim migrate DIR. One row per
+side per deal; the columns are described in docs/schema.md.
 
 batch file (--config FILE.toml): a [defaults] table for every run, then one [[run]] table each:
   [defaults]
@@ -44,10 +47,19 @@ batch file (--config FILE.toml): a [defaults] table for every run, then one [[ru
   options = {{ forced_capture = true }}
   games = 100000                    # or deals = N
   chunk_size = 20000                # optional
+Every run's name is one plain folder name (no /, \\, .. or absolute path), and no two runs
+share a name: the file is refused before anything plays. Beside --config, --seed S and
+--chunk-size N override every run's seed and chunk size (each run's manifest records the
+values it played with), and --workers, --backend, --batch-size and --progress apply to every
+run; --variant, --players, --games, --deals, --option, --out and --name are refused.
+
+sizes: at most 10^12 games (deals) per run, at most 1,000,000 chunk files (raise --chunk-size
+for more), at most 2,000,000 games (10,000,000 deals) per chunk, at most 1,024 workers. Larger
+sizes are refused before anything is written.
 
 examples:
   scopa-sim simulate --variant classic --players greedy,random --games 100000 --seed 1 \\
-      --workers 2 --out data/my-run
+      --workers 2 --out data/example-run
   scopa-sim simulate --config configs/default.toml
   scopa-sim simulate ... --backend dask --scheduler tcp://HOST:8786
 """
@@ -71,8 +83,9 @@ def add_parser(commands) -> None:
         "--config", type=Path, metavar="FILE.toml", help="a batch file of several runs"
     )
     sim.add_argument(
-        "--variant", metavar="NAME",
-        help=f"one of: {', '.join(PRESETS)} (scopa-sim variants NAME; {RULES_DOC} §7)",
+        "--variant", metavar="NAME|FILE.toml",
+        help=f"a preset: {', '.join(PRESETS)}; or a variant file FILE.toml (scopa-sim variants "
+        f"NAME|FILE; {RULES_DOC} §7 and 'Write your own variant')",
     )  # fmt: skip
     sim.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE",
@@ -88,7 +101,10 @@ def add_parser(commands) -> None:
         "--deals", type=positive_int, metavar="N",
         help="independent deals, each a one-deal game (first_dealer applies), no game score",
     )  # fmt: skip
-    sim.add_argument("--seed", type=seed_int, metavar="S", help="the run seed (required)")
+    sim.add_argument(
+        "--seed", type=seed_int, metavar="S",
+        help="the run seed (required; with --config it overrides every run's seed)",
+    )  # fmt: skip
     add_workers_option(
         sim,
         default=None,
@@ -99,7 +115,8 @@ def add_parser(commands) -> None:
     sim.add_argument("--name", help="the run's name in the data (default: the --out folder's name)")
     add_run_options(
         sim,
-        chunk_help="games (or deals) per chunk file (default 20000 games or 100000 deals)",
+        chunk_help="games (or deals) per chunk file (default 20000 games or 100000 deals; with "
+        "--config it overrides every run's chunk_size)",
         bars="a progress bar",
     )
 
@@ -115,7 +132,7 @@ def run(args, parser) -> int:
             parser.error(
                 f"--config replaces {', '.join(single or ['--option'])}; give one or the other"
             )
-        runs = load_batch(args.config, seed=args.seed)
+        runs = load_batch(args.config, seed=args.seed, chunk_size=args.chunk_size)
     else:
         missing = [
             f"--{k}" for k in ("variant", "players", "seed", "out") if getattr(args, k) is None
