@@ -6,15 +6,23 @@ proportions, paired t-tests on per-unit differences (same packs in both arms), W
 t-tests for independent samples (arms that see other packs), ratio estimators linearised per game
 when deals cluster in games, and Holm's step-down adjustment with Bonferroni intervals beside it
 (one family per page or comparison). Power: the smallest effect an interval could detect.
+
+A sample with no variation (every unit the same value, or every paired difference the same)
+estimates nothing about the variance, so it gives no interval and no test: the estimate is
+flagged ``estimable=False`` with NaN bounds and a NaN p-value, printed as "not estimable at this
+size" (:data:`NOT_ESTIMABLE`), and left out of Holm families, never as a zero-width interval
+with p = 1: a larger sample of the same comparison may well vary.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 LEVEL = 0.95
+NOT_ESTIMABLE = "not estimable at this size"
 
 
 def _sps():
@@ -38,13 +46,31 @@ class Estimate:
     low: float
     high: float
     n: int
+    estimable: bool = True  # False: the sample had no variation (NaN bounds; see the module doc)
 
     @property
     def half_width(self) -> float:
         return (self.high - self.low) / 2
 
     def __str__(self) -> str:
+        if not self.estimable:
+            return f"{self.value:.4f} ({not_estimable_text(self.n)})"
         return f"{self.value:.4f} [{self.low:.4f}, {self.high:.4f}]"
+
+
+def not_estimable_text(n: int) -> str:
+    """What is printed in place of the interval of a sample with no variation."""
+    return f"{NOT_ESTIMABLE}: no variation in {n:,} units"
+
+
+def finite_or_none(x: float | None) -> float | None:
+    """A number for JSON: None for a bound or p-value that does not exist (NaN, infinite)."""
+    return None if x is None or not np.isfinite(x) else float(x)
+
+
+def not_estimable(value: float, n: int) -> Estimate:
+    """The estimate of a sample with no variation: its value, no interval."""
+    return Estimate(float(value), float("nan"), float("nan"), int(n), estimable=False)
 
 
 def mean_ci(x, level: float = LEVEL) -> Estimate:
@@ -52,7 +78,7 @@ def mean_ci(x, level: float = LEVEL) -> Estimate:
     x = np.asarray(x, dtype=np.float64)
     mean = float(x.mean())
     if len(x) < 2 or np.all(x == x[0]):
-        return Estimate(mean, mean, mean, len(x))
+        return not_estimable(mean, len(x))
     ci = _sps().ttest_1samp(x, 0.0).confidence_interval(level)
     return Estimate(mean, float(ci.low), float(ci.high), len(x))
 
@@ -67,11 +93,12 @@ def proportion_ci(successes: int, n: int, level: float = LEVEL) -> Estimate:
 
 
 def paired_difference(x, y, level: float = LEVEL) -> tuple[Estimate, float]:
-    """Mean of ``y - x`` over paired units, its t interval, and the two-sided p-value."""
+    """Mean of ``y - x`` over paired units, its t interval, and the two-sided p-value; when the
+    differences do not vary, :func:`not_estimable` and p NaN (the module doc)."""
     d = np.asarray(y, dtype=np.float64) - np.asarray(x, dtype=np.float64)
     if len(d) < 2 or np.all(d == d[0]):
         value = float(d.mean()) if len(d) else 0.0
-        return Estimate(value, value, value, len(d)), 1.0 if value == 0 else 0.0
+        return not_estimable(value, len(d)), float("nan")
     test = _sps().ttest_1samp(d, 0.0)
     ci = test.confidence_interval(level)
     return Estimate(float(d.mean()), float(ci.low), float(ci.high), len(d)), float(test.pvalue)
@@ -80,13 +107,13 @@ def paired_difference(x, y, level: float = LEVEL) -> tuple[Estimate, float]:
 def independent_difference(x, y, level: float = LEVEL) -> tuple[Estimate, float]:
     """Mean of ``y`` minus mean of ``x`` for independent samples: Welch's t interval and p.
 
-    When neither sample varies there is nothing to estimate: the difference is exact (a
-    zero-width interval; p = 1 if it is 0, else 0), as in :func:`paired_difference`.
+    When neither sample varies there is no variance to estimate: :func:`not_estimable` and p
+    NaN, as in :func:`paired_difference`.
     """
     x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
     if len(x) < 2 or len(y) < 2 or (np.all(x == x[0]) and np.all(y == y[0])):
         value = float(y.mean() - x.mean()) if len(x) and len(y) else 0.0
-        return Estimate(value, value, value, len(x) + len(y)), 1.0 if value == 0 else 0.0
+        return not_estimable(value, len(x) + len(y)), float("nan")
     test = _sps().ttest_ind(y, x, equal_var=False)
     ci = test.confidence_interval(level)
     value = float(np.mean(y) - np.mean(x))
@@ -116,14 +143,31 @@ def linearised_ratio(sums, counts) -> np.ndarray:
     return ratio + (sums - ratio * counts) / counts.mean()
 
 
+def bootstrap_weights(n: int, replicates: int, rng: np.random.Generator, chunk: int = 100):
+    """Bootstrap weights (how often each of ``n`` units is drawn), ``chunk`` replicates at a time
+    as (replicates, n) arrays: one draw of unit indices per replicate, to apply to every column
+    that was measured on the same units (a joint resample)."""
+    done = 0
+    while done < replicates:
+        k = min(chunk, replicates - done)
+        draws = rng.integers(0, n, size=(k, n)) + n * np.arange(k)[:, None]
+        yield np.bincount(draws.ravel(), minlength=k * n).reshape(k, n).astype(np.float64)
+        done += k
+
+
 def holm(p_values) -> np.ndarray:
-    """Holm-adjusted p-values (family-wise error control)."""
+    """Holm-adjusted p-values (family-wise error control). A NaN p-value (a comparison that is
+    not estimable) stays NaN and is no member of the family: the others are adjusted among
+    themselves."""
     p = np.asarray(p_values, dtype=np.float64)
-    if not len(p):
-        return p
+    tested = np.isfinite(p)
+    out = np.full(len(p), np.nan)
+    if not tested.any():
+        return out
     from statsmodels.stats.multitest import multipletests
 
-    return multipletests(p, method="holm")[1]
+    out[tested] = multipletests(p[tested], method="holm")[1]
+    return out
 
 
 def family_level(m: int, level: float = LEVEL) -> float:
@@ -140,6 +184,8 @@ def rescale(estimate: Estimate, level: float, base: float = LEVEL) -> Estimate:
     """A symmetric t interval (``mean_ci``, ``paired_difference``, ``independent_difference``)
     at another level, from its half-width at ``base``: the centre stays, the width scales by the
     ratio of t quantiles (df n - 1; for Welch's df this is exact only for large n, as here)."""
+    if not estimate.estimable:
+        return estimate
     df = max(estimate.n - 1, 1)
     ratio = _sps().t.ppf(0.5 + level / 2, df) / _sps().t.ppf(0.5 + base / 2, df)
     half = estimate.half_width * ratio
@@ -156,10 +202,13 @@ def detectable_effect(
     (z(1 - alpha/2) + z(power)) * SE, about 2.8 SE at the defaults."""
     from statsmodels.stats.power import TTestPower
 
+    if not estimate.estimable:
+        return math.nan
     n = max(estimate.n, 2)
     se = estimate.half_width / _sps().t.ppf(0.5 + base / 2, n - 1)
     size = TTestPower().solve_power(nobs=n, alpha=alpha, power=power, alternative="two-sided")
-    return float(size * se * np.sqrt(n))
+    # solve_power answers with a one-element array for some n: take its one value.
+    return float(np.ravel(size)[0] * se * np.sqrt(n))
 
 
 def detectable_effect_approx(
@@ -215,9 +264,12 @@ def ols(y, x, names, groups=None, level: float = LEVEL):
 
 
 def format_p(p: float | None, equals: bool = False) -> str:
-    """A p-value for people: '—' when there is none, '< 1e-300' when it underflowed to 0."""
+    """A p-value for people: '—' when there is none, '< 1e-300' when it underflowed to 0, and
+    :data:`NOT_ESTIMABLE` when it is NaN (a sample with no variation)."""
     if p is None:
         return "—"
+    if np.isnan(p):
+        return NOT_ESTIMABLE
     if p < 1e-300:
         return "< 1e-300"
     return f"= {p:.3g}" if equals else f"{p:.3g}"
@@ -249,7 +301,8 @@ class Family:
 
     @property
     def size(self) -> int:
-        return len(self.tests)
+        """The tests of the family: those with a p-value (not the ones not estimable)."""
+        return sum(1 for _, p in self.tests.values() if p is not None and np.isfinite(p))
 
     @property
     def level(self) -> float:

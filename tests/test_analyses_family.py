@@ -157,7 +157,7 @@ def test_the_measures_are_the_planted_ones(family_data):
         # the edge is taken against the dealer of each deal (column dealer): exactly BONUS, with
         # no spread, whichever side dealt first and however the sides are teamed
         assert m.edge.value == pytest.approx(want["edge"], abs=1e-9), preset
-        assert m.edge.half_width == pytest.approx(0, abs=1e-9), preset
+        assert not m.edge.estimable, preset  # no spread: no interval at any size
         assert m.dealer.value - m.others.value == pytest.approx(want["edge"], abs=1e-9)
         assert set(m.ties) == set(want["ties"]), preset
         for cat, share in want["ties"].items():
@@ -221,7 +221,9 @@ def test_family_page(family_data):
     assert "python -m analyses.family" in page.reproduce
     assert "random" in page.method and "linearised per game" in page.method
     top = max(PRESETS, key=lambda p: abs(BONUS[p]))
-    assert f"largest dealer's edge is {BONUS[top]:.3f} [" in page.finding and top in page.finding
+    # the planted edge has no spread, so the page says it cannot put an interval on it
+    edge = f"largest dealer's edge is {BONUS[top]:.3f} (not estimable at this size"
+    assert edge in page.finding and top in page.finding
     main_table = page.sections[0].tables[0]
     assert [r[0] for r in main_table.rows] == list(PRESETS)
     ties = page.sections[1].tables[0]
@@ -235,7 +237,7 @@ def test_family_page(family_data):
     assert all(r["games"] == GAMES and r["seed"] == 17 for r in document["runs"])
     html = render_page(page)
     assert html == render_page(family.build(root))  # deterministic
-    assert html.count("<svg") == 5
+    assert html.count("<svg") == 6  # five figures and the headline chart
     # self-contained: apart from the SVG namespace names, nothing points off the page
     text = re.sub(r'xmlns(:\w+)?="[^"]*"', "", html)
     assert not re.search(r"https?://|@import|<img|<script|<link", text)
@@ -260,7 +262,7 @@ def test_the_findings_are_the_measures_and_the_finding_quotes_them(family_data):
         assert f"family.{preset}.tied.sevens" in found or not rules.most_sevens
     # every number of the one-sentence finding is a finding
     numbers = re.findall(r"-?\d+\.\d{3} \[-?\d+\.\d{3}, -?\d+\.\d{3}\]", page.finding)
-    assert len(numbers) >= 5  # two points, two lengths, an edge (and classic's)
+    assert len(numbers) >= 4  # two points, two lengths (the planted edges have no interval)
     for number in numbers:
         value, low, high = (float(x) for x in re.findall(r"-?\d+\.\d+", number))
         assert any(

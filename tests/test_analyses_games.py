@@ -260,7 +260,8 @@ def test_seat_forced_capture_pairs_identical_runs(seat_data, monkeypatch):
     base, forced = (seat_advantage.measure(found[n]) for n in seat_advantage.FORCED)
     fc = seat_advantage.forced_capture(base, forced)
     assert fc.common_rows == fc.identical_rows == 2000 * 5 * 2
-    assert fc.deal0.value == 0 and fc.deal0.half_width == 0 and fc.deal0.n == 2000
+    # identical deals differ by exactly 0 everywhere: not estimable, not a zero-width interval
+    assert fc.deal0.value == 0 and not fc.deal0.estimable and fc.deal0.n == 2000
     # 2,000 of the 4,000 games: not the same games, so the runs are compared unpaired
     assert fc.design == "unpaired" and fc.reason == "other games (4,000 and 2,000)"
     assert fc.edge_diff.n == 6000
@@ -280,7 +281,7 @@ def test_runs_on_the_same_packs_are_paired_by_game(seat_data):
     unpaired, _ = stats.independent_difference(base.edge_values, bumped.edge_values)
     assert fc.edge_diff.half_width < 0.8 * unpaired.half_width
     # the same games have the same winners: the paired difference is exactly 0
-    assert (fc.win_diff.value, fc.win_diff.half_width, fc.win_p) == (0.0, 0.0, 1.0)
+    assert (fc.win_diff.value, fc.win_diff.estimable) == (0.0, False) and np.isnan(fc.win_p)
     # other first dealers: not the same packs, and said so
     other = seat_advantage.forced_capture(base, moved)
     assert other.design == "unpaired" and other.reason == "other first dealers"

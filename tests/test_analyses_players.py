@@ -70,7 +70,7 @@ def test_the_page_is_built_self_contained_and_names_players_and_method(tiny, pag
     assert html.count("<svg") >= 2  # the forest plot and the heat map, inline
     for player in ("random", "greedy", "memory"):
         assert player in page.method and player in html
-    for word in ("Duplicate", "Bradley-Terry", "Holm", "one family per metric"):
+    for word in ("Duplicate", "Davidson", "Holm", "One family of tests for the whole page"):
         assert word in page.method
     assert command in page.reproduce  # the exact command that played the folder
     assert "make tournament" in page.reproduce
@@ -103,7 +103,7 @@ def test_the_ratings_rank_memory_over_greedy_over_random(tiny, page):
     assert "beating greedy by +" in page.finding and "points per deal" in page.finding
     (key,) = [t for s in page.sections for t in s.tables if t.caption.startswith("Key pairings")]
     assert [row[:2] for row in key.rows] == [["memory", "greedy"], ["greedy", "random"]]
-    assert "all 3 pairings" in key.caption
+    assert "the page's one family" in key.caption
     # the command's own page (scopa-sim tournament --html) names its build too
     html = who_plays_best.tour.page(result, "cmd")
     build = reporting.build_info()
@@ -119,7 +119,7 @@ def test_the_findings_are_the_numbers_of_the_answer_and_the_key_pairings(tiny, p
     for r in result.ratings:
         e = found[f"who_plays_best.tiny.rating.{r.player}"].estimate
         assert (e.value, e.low, e.high) == (r.rating, r.ci_low, r.ci_high)
-        assert e.n == 2 * 4_000  # two pairings of 4,000 duplicate deals
+        assert e.n == 4_000  # the packs: its two pairings play the same 4,000 duplicate deals
     leader = found["who_plays_best.tiny.rating.memory"].estimate
     assert f"memory rated best ({leader.value:+.0f} [{leader.low:+.0f}, {leader.high:+.0f}])" in (
         page.finding
@@ -140,7 +140,7 @@ def test_the_provenance_is_read_from_the_tournament_manifests(tiny, page):
     (row,) = page.data
     assert (row["deals"], row["games"], row["seed"]) == (6 * 4_000, None, 1)
     manifest = json.loads(
-        (data / "tournaments" / "tiny" / "greedy-vs-memory.manifest.json").read_text()
+        (data / "tournaments" / "tiny" / "greedy-vs-memory" / "manifest.json").read_text()
     )
     assert row["versions"] == manifest["versions"]
     assert (row["schema_version"], row["data_version"], row["pack_stream"]) == (
@@ -182,8 +182,7 @@ def test_an_incomplete_tournament_folder_is_refused(tiny, tmp_path):
     copy = tmp_path / "data"
     shutil.copytree(data, copy)
     run = copy / "tournaments" / "tiny" / "greedy-vs-memory"  # a run not yet started
-    shutil.rmtree(run)
-    run.with_name(f"{run.name}.manifest.json").unlink()
+    shutil.rmtree(run)  # its manifest (inside) with it
     with pytest.raises(MissingData, match=r"incomplete \(1 of 6 runs.*make tournament") as err:
         who_plays_best.build(copy, config)
     assert "\n" not in str(err.value)
@@ -226,7 +225,7 @@ def test_an_existing_page_says_which_players_its_data_come_from(tmp_path):
     )
     page = seat_advantage.build(data)
     assert sentence in page.method
-    manifest = json.loads((data / "mini.manifest.json").read_text())
+    manifest = json.loads((data / "mini" / "manifest.json").read_text())
     assert manifest["config"]["players"] == ["memory", "chitarrella"]
 
 

@@ -88,9 +88,11 @@ def test_mean_ci_is_the_textbook_t_interval(n, level):
     assert e.half_width == pytest.approx((high - low) / 2, rel=1e-10)
 
 
-def test_mean_ci_degenerate_samples():
-    assert stats.mean_ci([2.5]) == Estimate(2.5, 2.5, 2.5, 1)
-    assert stats.mean_ci([4, 4, 4]) == Estimate(4.0, 4.0, 4.0, 3)
+def test_mean_ci_degenerate_samples_are_not_estimable():
+    for sample, value in (([2.5], 2.5), ([4, 4, 4], 4.0)):
+        e = stats.mean_ci(sample)
+        assert (e.value, e.n, e.estimable) == (value, len(sample), False)
+        assert np.isnan(e.low) and np.isnan(e.high)
 
 
 # proportion_ci ----------------------------------------------------------------------------------
@@ -144,18 +146,18 @@ def test_paired_difference_sign_interval_and_p_value():
     assert diff.half_width < 0.3 * stats.mean_ci(y).half_width
 
 
-def test_paired_difference_of_identical_arms_is_exactly_zero():
+def test_paired_difference_of_identical_arms_is_not_estimable():
     x = np.random.default_rng(4).normal(0, 1, 100)
     diff, p = stats.paired_difference(x, x.copy())
-    assert (diff.value, diff.low, diff.high, diff.n) == (0.0, 0.0, 0.0, 100)
-    assert p == 1.0
+    assert (diff.value, diff.n, diff.estimable) == (0.0, 100, False)
+    assert np.isnan(diff.low) and np.isnan(diff.high) and np.isnan(p)
 
 
-def test_paired_difference_constant_shift():
+def test_paired_difference_constant_shift_is_not_estimable():
     x = np.arange(10.0)
     diff, p = stats.paired_difference(x, x + 2)
-    assert (diff.value, diff.low, diff.high) == (2.0, 2.0, 2.0)
-    assert p == 0.0
+    assert (diff.value, diff.estimable) == (2.0, False)
+    assert np.isnan(p)
 
 
 # holm -------------------------------------------------------------------------------------------

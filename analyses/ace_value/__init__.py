@@ -14,6 +14,7 @@ from pathlib import Path
 
 from analyses import _card_interventions as ci
 from analyses import framework
+from analyses.ace_value.glance import glance
 from analyses.ace_value.measure import (
     ACES,
     MIN_CELL,
@@ -42,7 +43,7 @@ from scopa_sim import reporting
 __all__ = [
     "ACES", "METHOD", "MIN_CELL", "NEEDS", "PACK", "QUESTION", "RANKS", "RUN", "SITUATIONS",
     "SITUATION_KEYS", "SITUATION_LABELS", "SITUATION_NAMES", "WINS", "AceValues", "build",
-    "captured_aces", "cells", "dealt_aces", "findings", "headline", "measure", "method",
+    "captured_aces", "cells", "dealt_aces", "findings", "glance", "headline", "measure", "method",
     "sections",
 ]  # fmt: skip
 
@@ -81,7 +82,11 @@ def method(deals: int, replayed: int, games: str, behind: int) -> str:
         f"{behind:,} side-deals, and that error is not in the intervals. The suit "
         "situation is what the side held of the ace's suit: captured (rescoring) or dealt to its "
         "hands (replays). The strata table at the end is descriptive: it shows what goes with "
-        "aces, not what an ace causes."
+        "aces, not what an ace causes. Family of tests: none. The page tests no hypothesis and "
+        "makes no claim of significance; every interval is a 95% interval on its own, not "
+        "simultaneous (of many such intervals about one in twenty can miss by chance), and where "
+        "the text sets one suit situation beside another it quotes both intervals, not a test of "
+        "their difference."
     )
 
 
@@ -105,4 +110,5 @@ def build(data: Path) -> reporting.Page:
         sections=sections(v),
         data=[provenance, v.games.provenance()],
         findings=findings(v),
+        answer=glance(v),
     )

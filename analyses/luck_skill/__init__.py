@@ -33,6 +33,7 @@ from analyses import framework
 from analyses import tournaments as tc
 from analyses.framework import DATA, Needs
 from analyses.luck_skill import measure
+from analyses.luck_skill.glance import glance
 from analyses.luck_skill.measure import (
     BEGINNERS,
     REPLICATES,
@@ -66,7 +67,7 @@ from scopa_sim import reporting
 __all__ = [
     "BEGINNERS", "CHESS", "CONFIG", "METHOD", "NEEDS", "QUESTION", "REPLICATES", "SEED", "UPPER",
     "Decomposition", "Level", "PairingRow", "Preset", "Skill", "analyse", "best_fair", "build",
-    "commands", "decompose", "findings", "headline", "ladder", "load", "moments",
+    "commands", "decompose", "findings", "glance", "headline", "ladder", "load", "moments",
     "pooled_cards", "relative_skill", "seatings", "sections", "skill_sentence",
 ]  # fmt: skip
 
@@ -95,8 +96,10 @@ METHOD = (
     "gains on average), cards (the share above) and the rest: the players' own random numbers "
     "(random, pimc's samples), and how a pack suits one player more than the other (which does "
     "not follow the seat). The ladder: the beginners random and greedy, the fair player with the "
-    "largest duplicate margin against them (chosen by its point estimate; pimc:samples=16 "
-    "wherever it plays) and the cheater (pimc seeing every hidden card). Relative skill (Borm and "
+    "largest mean duplicate margin against each beginner (the choice rule; it is applied to the "
+    "data and again in every bootstrap replicate, so the intervals of RS and of the margins "
+    "allow for the pick, and the table gives the share of replicates that pick the same player) "
+    "and the cheater (pimc seeing every hidden card). Relative skill (Borm and "
     "van der Genugten, 2001, \u201cOn a relative measure of skill for games with chance "
     "elements\u201d, TOP 9): RS = (best fair - beginner) / (fictive player - beginner), the "
     "fictive player knowing the chance moves; here each result is the player's mean duplicate "
@@ -105,7 +108,12 @@ METHOD = (
     "short: the best fair player is no optimal player (RS understated) and the cheater no "
     "optimal full-information player (RS overstated). Intervals: 95% percentile bootstrap, "
     f"{REPLICATES} replicates, packs (deals, or games) resampled jointly across the pairings of "
-    "a tournament (they all play the same packs; fixed seeds). Games: the duplicate games follow "
+    "a tournament (they all play the same packs; fixed seeds). One family of tests for the page: "
+    "the claims about the cheater of every relative skill (does it gain more than the best fair "
+    "player against the beginner, does it beat that player), two per beginner and deals "
+    "tournament, decided and quoted with percentile intervals at the Bonferroni level "
+    "1 - 0.05 / (the family's size) (page-family CI); the other intervals are 95 % intervals "
+    "that describe, each on its own, and test nothing. Games: the duplicate games follow "
     "the same sequence of packs while both seatings last. Deals of a preset come from its deals "
     "tournament (classic: classic-deals of 'Who plays best?', 10,000 deals a run), games from "
     "its games tournament. The section 'Another yardstick' relates RS to the x %-chess measure."
@@ -158,6 +166,7 @@ def build(data: Path, config: Path = CONFIG) -> reporting.Page:
             "luck-skill", "configs/luck_skill.toml", specs, data, "luck_skill", "resumable"
         ),
         findings=findings(presets),
+        answer=glance(presets),
     )
 
 

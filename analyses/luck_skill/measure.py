@@ -80,12 +80,12 @@ def moments(columns: np.ndarray, replicates: int = REPLICATES, seed: int = SEED)
     return Moments(n, x.sum(axis=0), (x * x).sum(axis=0), boot_s, boot_q)
 
 
-def _estimate(value, reps, n: int) -> stats.Estimate:
+def _estimate(value, reps, n: int, level: float = stats.LEVEL) -> stats.Estimate:
     reps = np.asarray(reps, np.float64)
     reps = reps[np.isfinite(reps)]
     if not np.isfinite(value) or not len(reps):
         return stats.Estimate(float(value), float("nan"), float("nan"), n)
-    low, high = np.percentile(reps, [100 * (1 - stats.LEVEL) / 2, 100 * (1 + stats.LEVEL) / 2])
+    low, high = np.percentile(reps, [100 * (1 - level) / 2, 100 * (1 + level) / 2])
     return stats.Estimate(float(value), float(low), float(high), n)
 
 
@@ -122,14 +122,20 @@ def _decompose(m: Moments, j: int) -> Decomposition:
     cards, cards_b = 1 - _ratio(2 * vd, vp), 1 - _ratio(2 * vd_b, vp_b)
     ms, ms_b = mean**2 + vp, mean_b**2 + vp_b
     n = m.n
+
+    def of_d(value, reps) -> stats.Estimate:
+        """An estimate that rests on the duplicate values: not estimable when they are all the
+        same (no variation: stats.not_estimable), whatever the bootstrap repeats."""
+        return stats.not_estimable(value, n) if vd == 0 else _estimate(value, reps, n)
+
     return Decomposition(
-        margin=_estimate(mean, mean_b, n),
+        margin=of_d(mean, mean_b),
         var_plain=_estimate(vp, vp_b, n),
-        var_dup=_estimate(vd, vd_b, n),
-        cards=_estimate(cards, cards_b, n),
-        skill_ms=_estimate(_ratio(mean**2, ms), _ratio(mean_b**2, ms_b), n),
-        cards_ms=_estimate(_ratio(cards * vp, ms), _ratio(cards_b * vp_b, ms_b), n),
-        rest_ms=_estimate(_ratio((1 - cards) * vp, ms), _ratio((1 - cards_b) * vp_b, ms_b), n),
+        var_dup=of_d(vd, vd_b),
+        cards=of_d(cards, cards_b),
+        skill_ms=of_d(_ratio(mean**2, ms), _ratio(mean_b**2, ms_b)),
+        cards_ms=of_d(_ratio(cards * vp, ms), _ratio(cards_b * vp_b, ms_b)),
+        rest_ms=of_d(_ratio((1 - cards) * vp, ms), _ratio((1 - cards_b) * vp_b, ms_b)),
     )
 
 
@@ -241,6 +247,12 @@ class Level:
 
 @dataclass(frozen=True)
 class Skill:
+    """The relative skill against one beginner. The best fair player is picked by a rule (the
+    largest mean duplicate margin against the beginner), applied to the data and again in every
+    bootstrap replicate, so every interval carries the uncertainty of the pick; ``picked`` is the
+    share of replicates that pick the same player as the data. ``*_family``: the intervals of
+    the page's two claims about the cheater at the page's family level (None: not computed)."""
+
     beginner: str
     best: str
     rs: stats.Estimate
@@ -248,6 +260,9 @@ class Skill:
     upper_margin: stats.Estimate  # cheater minus beginner
     upper_over_best: stats.Estimate  # cheater minus best, points per deal
     room: stats.Estimate  # cheater's margin minus best's, both against the beginner
+    picked: float = 1.0
+    upper_over_best_family: stats.Estimate | None = None
+    room_family: stats.Estimate | None = None
 
 
 @dataclass(frozen=True)
@@ -270,6 +285,43 @@ def ladder(t: tour.Tournament) -> list[str]:
     return [e.spec for e in t.entrants if e.spec in keep]
 
 
+def pick_best(point: np.ndarray, reps: np.ndarray) -> tuple[int, np.ndarray]:
+    """The choice rule of the best fair player: the largest mean duplicate margin against the
+    beginner. Applied to the data (``point``, one value per candidate) and to every bootstrap
+    replicate (``reps``, replicates x candidates): the pick of the data and of each replicate."""
+    return int(np.argmax(point)), np.argmax(np.asarray(reps), axis=1)
+
+
+def skill(
+    beginner: str,
+    candidates: list[str],
+    margins: np.ndarray,
+    upper: np.ndarray,
+    gaps: np.ndarray,
+    replicates: int = REPLICATES,
+    seed: int = SEED,
+    family_level: float = stats.LEVEL,
+) -> Skill:
+    """The relative skill against ``beginner`` from per-pack duplicate results: ``margins``
+    (packs x candidates) of each fair candidate against the beginner, ``upper`` the cheater's,
+    ``gaps`` (packs x candidates) the cheater's against each candidate; packs resampled jointly
+    and the best candidate picked again in every replicate (:func:`pick_best`)."""
+    k = len(candidates)
+    m = moments(np.column_stack([margins, upper, gaps]), replicates, seed)
+    point, reps = m.s[:k] / m.n, m.boot_s[:, :k] / m.n
+    best, picks = pick_best(point, reps)
+    rows = np.arange(len(reps))
+    b, b_r = point[best], reps[rows, picks]
+    u, u_r = m.mean(k)
+    g, g_r = m.s[k + 1 + best] / m.n, m.boot_s[rows, k + 1 + picks] / m.n
+    rs, best_margin, upper_margin = _rs((b, b_r), (u, u_r), m.n)
+    return Skill(
+        beginner, candidates[best], rs, best_margin, upper_margin, _estimate(g, g_r, m.n),
+        _estimate(u - b, u_r - b_r, m.n), float(np.mean(picks == best)),
+        _estimate(g, g_r, m.n, family_level), _estimate(u - b, u_r - b_r, m.n, family_level),
+    )  # fmt: skip
+
+
 def best_fair(t: tour.Tournament, beginner: str) -> tuple[str, dict[str, float]]:
     """The fair player with the largest mean duplicate result against ``beginner`` (points per
     deal, or wins - 1/2 per game), and every fair player's result."""
@@ -283,10 +335,11 @@ def best_fair(t: tour.Tournament, beginner: str) -> tuple[str, dict[str, float]]
 
 
 def analyse(
-    spec: tc.Spec, t: tour.Tournament, with_skill: bool = True
+    spec: tc.Spec, t: tour.Tournament, with_skill: bool = True, family_level: float = stats.LEVEL
 ) -> tuple[Level, list[Skill]]:
     """The decomposition over the ladder's pairings and, when asked, the relative skill against
-    each beginner, all from one bootstrap of the tournament's packs."""
+    each beginner (:func:`skill`, its claims also at ``family_level``), all from one bootstrap
+    of the tournament's packs (the same seed: the same draws of packs)."""
     players = ladder(t)
     pairs = [(a, b) for i, a in enumerate(players) for b in players[i + 1 :]]
     # The stronger-looking player first: the upper bound, then the best fair player, ...
@@ -300,24 +353,34 @@ def analyse(
     if not with_skill or UPPER not in players:
         return level, []
 
-    def margin(a: str, b: str):
-        """A's mean duplicate result against B and its replicates (the d column of the pair)."""
-        if (a, b) in pairs:
-            return m.mean(3 * pairs.index((a, b)) + 2)
-        value, reps = m.mean(3 * pairs.index((b, a)) + 2)
-        return -value, -reps
+    def dup(a: str, b: str) -> np.ndarray:
+        x1, x2 = seatings(t, a, b)
+        return (x1 + x2) / 2
 
     out = []
     for beginner in BEGINNERS:
         if beginner not in _fair(t):
             continue
-        best, _ = best_fair(t, beginner)
-        (b, b_r), (u, u_r) = margin(best, beginner), margin(UPPER, beginner)
-        rs, best_margin, upper_margin = _rs((b, b_r), (u, u_r), m.n)
-        gap = _estimate(*margin(UPPER, best), m.n)
-        room = _estimate(u - b, u_r - b_r, m.n)
-        out.append(Skill(beginner, best, rs, best_margin, upper_margin, gap, room))
+        candidates = [p for p in _fair(t) if p != beginner]
+        margins = np.column_stack([dup(p, beginner) for p in candidates])
+        gaps = np.column_stack([dup(UPPER, p) for p in candidates])
+        out.append(
+            skill(beginner, candidates, margins, dup(UPPER, beginner), gaps, REPLICATES,
+                  _seed(spec.name), family_level)
+        )  # fmt: skip
     return level, out
+
+
+#: The claims the page decides per relative skill: whether the cheater gains more than the best
+#: fair player against the beginner (the room) and whether it beats that player (the gap).
+CLAIMS_PER_SKILL = 2
+
+
+def family_size(specs: list[tc.Spec]) -> int:
+    """The page's one family: the claims about the cheater of every relative skill it reports
+    (each deals tournament, each beginner), decided by intervals at the family's level."""
+    deals = {s.variant for s in specs if s.mode == "deals"}
+    return CLAIMS_PER_SKILL * len(BEGINNERS) * len(deals)
 
 
 def load(data: Path, config: Path) -> list[Preset]:
@@ -328,6 +391,7 @@ def load(data: Path, config: Path) -> list[Preset]:
     except tc.ConfigError as err:
         raise MissingData(str(err)) from None
     variants = list(dict.fromkeys(s.variant for s in specs))
+    level = stats.family_level(family_size(specs))
     presets = []
     for variant in variants:
         deals = games = None
@@ -337,7 +401,7 @@ def load(data: Path, config: Path) -> list[Preset]:
                 continue
             t = _plan(spec, data)
             if spec.mode == "deals" and deals is None:
-                deals, found = analyse(spec, t)
+                deals, found = analyse(spec, t, family_level=level)
             elif spec.mode == "games" and games is None:
                 games, _ = analyse(spec, t, with_skill=False)
         presets.append(Preset(variant, deals, games, found))

@@ -12,6 +12,8 @@ from scopa_sim import tournament as tour
 
 def _ci(e: stats.Estimate, digits: int = 3, signed: bool = False) -> str:
     f = f"{{:+.{digits}f}}" if signed else f"{{:.{digits}f}}"
+    if not e.estimable:
+        return f"{f.format(e.value)} ({stats.not_estimable_text(e.n)})"
     return f"{f.format(e.value)} [{f.format(e.low)}, {f.format(e.high)}]"
 
 
@@ -19,6 +21,8 @@ def _pct(e: stats.Estimate) -> str:
     """A share in whole percent; a share with no interval (or no value) said so."""
     if not np.isfinite(e.value):
         return "— (no variance)"
+    if not e.estimable:
+        return f"{round(float(100 * e.value))}% ({stats.NOT_ESTIMABLE})"
     if not (np.isfinite(e.low) and np.isfinite(e.high)):
         return f"{round(float(100 * e.value))}%"  # an int: no "-0"
     return framework.pct(e, 0, "%")
@@ -70,7 +74,7 @@ def skill_table(presets: list[Preset]) -> reporting.Table:
                 [
                     p.variant,
                     s.beginner,
-                    s.best,
+                    f"{s.best} ({100 * s.picked:.0f}%)",
                     _ci(s.best_margin, 3, signed=True),
                     _ci(s.upper_margin, 3, signed=True),
                     _ci(s.upper_over_best, 3, signed=True),
@@ -80,9 +84,11 @@ def skill_table(presets: list[Preset]) -> reporting.Table:
     return reporting.Table(
         "Relative skill RS = (best fair - beginner) / (cheater - beginner), each a duplicate "
         "margin in points per deal against the beginner on the same packs (the beginner's own is "
-        "0); 95% percentile bootstrap CIs over packs, resampled jointly",
-        ["preset", "beginner", "best fair player", "best minus beginner", "cheater minus beginner",
-         "cheater minus best", "RS"],
+        "0); 95% percentile bootstrap CIs over packs, resampled jointly, the best fair player "
+        "picked again in every replicate (in brackets: the share of replicates that pick the "
+        "same player as the data)",
+        ["preset", "beginner", "best fair player (picked)", "best minus beginner",
+         "cheater minus beginner", "cheater minus best", "RS"],
         rows,
     )  # fmt: skip
 
@@ -128,6 +134,18 @@ def chart(presets: list[Preset]):
     return fig
 
 
+def _claim(s_family: stats.Estimate | None, s_95: stats.Estimate) -> stats.Estimate:
+    """The interval a claim of the page is decided and quoted with: at the page's family level
+    when it was computed, else the 95 % one."""
+    return s_family if s_family is not None else s_95
+
+
+def _claim_ci(s_family: stats.Estimate | None, s_95: stats.Estimate) -> str:
+    """The claim's interval as quoted, saying which level it is at."""
+    text = _ci(_claim(s_family, s_95), 2, True)
+    return text + (" (page-family CI)" if s_family is not None else "")
+
+
 def skill_sentence(p: Preset) -> str:
     parts = []
     for s in p.skills:
@@ -135,16 +153,23 @@ def skill_sentence(p: Preset) -> str:
             f"Against {s.beginner}, {s.best} gains {_ci(s.best_margin, 2, True)} points per deal "
             f"and the cheater {_ci(s.upper_margin, 2, True)}, so RS = {_ci(s.rs, 2)}"
         )
-        if s.room.high < 0:
+        if s.picked < 1:
+            text += (
+                f" ({s.best} is the best fair player in {100 * s.picked:.0f}% of the bootstrap "
+                "replicates; the intervals allow for the pick)"
+            )
+        room = _claim(s.room_family, s.room)
+        if room.high < 0:
             text += (
                 f" (against {s.beginner} the cheater gains LESS than {s.best}, by "
-                f"{_ci(s.room, 2, True)} points per deal: measured against {s.beginner} it is no "
-                "upper bound here, and an RS above 1 is no share of anything)"
+                f"{_claim_ci(s.room_family, s.room)} points per deal: measured against "
+                f"{s.beginner} it is no upper bound here, and an RS above 1 is no share of "
+                "anything)"
             )
-        elif s.room.low <= 0:
+        elif room.low <= 0:
             text += (
                 f" (against {s.beginner} the cheater's gain cannot be told from {s.best}'s: "
-                f"cheater minus {s.best} {_ci(s.room, 2, True)} points per deal)"
+                f"cheater minus {s.best} {_claim_ci(s.room_family, s.room)} points per deal)"
             )
         parts.append(text)
     text = "; ".join(parts)
@@ -153,14 +178,22 @@ def skill_sentence(p: Preset) -> str:
         if s.best in seen:
             continue
         seen.add(s.best)
-        gap = _ci(s.upper_over_best, 2, True)
-        if s.upper_over_best.low > 0:
+        claim = _claim(s.upper_over_best_family, s.upper_over_best)
+        gap = _claim_ci(s.upper_over_best_family, s.upper_over_best)
+        if claim.low > 0:
             text += f". The cheater beats {s.best} by {gap} points per deal"
-        else:
+        elif claim.high < 0:
             text += (
                 f". The cheater does NOT beat {s.best} here: cheater minus {s.best} is {gap} "
                 "points per deal, so it is no upper bound above that player and RS is no share "
                 "of the room between the beginner and perfect information"
+            )
+        else:  # not separated: no evidence either way, not evidence that they are level
+            text += (
+                f". The data do not separate the cheater from {s.best}: cheater minus {s.best} "
+                f"is {gap} points per deal, so it cannot be read as an upper bound above that "
+                "player, nor RS as a share of the room between the beginner and perfect "
+                "information"
             )
     return text
 
@@ -197,7 +230,7 @@ CHESS = (
     "spread in chess, so that a game is described as a percentage of chess. It rests on game "
     "wins among many (human) players, not on points against named programs, so it is not "
     "computed here: four programs are no population, and RS and the cards' share above answer "
-    "other questions. The Bradley-Terry ratings of the page 'Who plays best?' are this "
+    "other questions. The ratings of the page 'Who plays best?' are this "
     "project's nearest Elo-like figures, but the two scales are not comparable and this page "
     "quotes no figure from that paper."
 )
@@ -261,9 +294,9 @@ def headline(presets: list[Preset]) -> str:
             bits.append(f"{_pct(p.games.pooled)} of a game's")
         for s in p.skills:
             text = f"RS vs {s.beginner} {_ci(s.rs, 2)}"
-            if s.room.high < 0:
+            if _claim(s.room_family, s.room).high < 0:
                 text += f" (the cheater gains less than {s.best} against {s.beginner})"
-            elif s.upper_over_best.high <= 0:
+            elif _claim(s.upper_over_best_family, s.upper_over_best).high <= 0:
                 text += f" (the cheater does not beat {s.best})"
             bits.append(text)
         parts.append(f"{p.variant}: " + ", ".join(bits))

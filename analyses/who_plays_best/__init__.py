@@ -3,12 +3,13 @@
 The default tournaments of configs/tournaments.toml (``make tournament``: classic Scopa on
 independent deals, the whole field with pimc and the cheater as an upper bound; Scopone in whole
 games, a smaller field), each a duplicate round robin of ``scopa-sim tournament``
-(scopa_sim/tournament/). Per tournament: Bradley-Terry ratings as a forest plot (the cheater,
-which sees hidden cards, apart and never ranked), the pairing matrix as a heat map, the key
-pairings with 95 % CIs and Holm p-values, and the variance that duplicate play removes. The page
-analyses the tournament folders with :func:`scopa_sim.tournament.analyse` and draws with its
-chart helpers; it plays nothing. ``measure`` picks the key pairings and the leaders, ``text``
-words the answers, ``page`` shows them.
+(scopa_sim/tournament/). Per tournament: ratings (Davidson's model of wins and ties) as a
+forest plot (the cheater, which sees hidden cards, apart and never ranked), the pairing matrix
+as a heat map, the key pairings with 95 % CIs and Holm p-values (one family for the page), and
+the variance that duplicate play removes. The page analyses the tournament folders with
+:func:`scopa_sim.tournament.analyse` and draws with its chart helpers; it plays nothing.
+``measure`` holds the page's family and picks the key pairings and the leaders, ``text`` words
+the answers, ``page`` shows them.
 
 ``python -m analyses.who_plays_best --commands`` prints the command of each tournament, one a
 line (the ``tournament`` target of the Makefile runs them).
@@ -22,7 +23,8 @@ from analyses import framework
 from analyses import tournaments as tc
 from analyses.framework import DATA, MissingData, Needs
 from analyses.tournaments import ConfigError, Spec
-from analyses.who_plays_best.measure import Key, key_pairings, leaders
+from analyses.who_plays_best.glance import glance
+from analyses.who_plays_best.measure import Key, key_pairings, leaders, page_family
 from analyses.who_plays_best.page import (
     METRIC_UNITS,
     RATING_UNIT,
@@ -36,9 +38,9 @@ from scopa_sim import reporting
 from scopa_sim import tournament as tour
 
 __all__ = [
-    "CONFIG", "METHOD", "METRIC_UNITS", "NEEDS", "QUESTION", "RATING_UNIT", "SWINGS_PER_KEY",
-    "Key", "answer", "build", "commands", "findings", "headline", "key_pairings", "leaders",
-    "load", "load_config", "question", "sections", "swings", "tour",
+    "CONFIG", "METHOD", "METRIC_UNITS", "NEEDS", "QUESTION", "RATING_UNIT", "SWINGS_PER_KEY", "Key",
+    "answer", "build", "commands", "findings", "glance", "headline", "key_pairings", "leaders",
+    "load", "load_config", "page_family", "question", "sections", "swings", "tour",
 ]  # fmt: skip
 
 #: The default tournaments (``make tournament``).
@@ -88,10 +90,18 @@ METHOD = (
     "played twice with the seats swapped and the luck of the cards cancels out of the difference. "
     "Per pairing: A minus B in points per deal, the mean of the two seatings (games mode: a ratio "
     "over the games' deals, linearised per game), and in games mode A's duplicate game-win rate; "
-    "95% t intervals and paired t-tests on the per-unit duplicate values, Holm-adjusted across "
-    "the pairings of each metric (one family per metric). Ratings: "
+    "95% t intervals and paired t-tests on the per-unit duplicate values. One family of tests for "
+    "the whole page: every pairing of every tournament, each metric, Holm-adjusted together (the "
+    "p-values of the tables and the key pairings; `scopa-sim tournament` itself adjusts per "
+    "metric of one tournament, so its own Holm p-values can be smaller). A leader is separated "
+    "from a player only when the leader minus that player is positive and significant after "
+    "Holm; otherwise the two are not separated, which is no evidence that they are level: the "
+    "page gives the interval of the difference. Ratings: "
     + tour.RATINGS_TEXT.format(replicates=tour.BOOTSTRAP_REPLICATES)
-    + ". Players that see hidden cards (the cheater) are rated apart, against the fair players' "
+    + ". Ratings of a deals tournament and of a games tournament are on different scales "
+    "(winning a duplicate deal, winning a duplicate game) and are never compared; each "
+    "tournament's section gives its scale and the model's goodness of fit. Players that see "
+    "hidden cards (the cheater) are rated apart, against the fair players' "
     "fitted strengths held fixed: an upper bound, never ranked with the fair players, and the "
     "fair ratings come from the fair pairings alone. The page reads the tournament folders and "
     "analyses them with scopa_sim.tournament.analyse (the numbers of the command's own table and "
@@ -110,7 +120,7 @@ def build(data: Path, config: Path = CONFIG) -> reporting.Page:
         specs = load_config(config)
     except ConfigError as err:
         raise MissingData(str(err)) from None
-    results = [(spec, load(spec, data)) for spec in specs]
+    results, family_size = page_family([(spec, load(spec, data)) for spec in specs])
     page_sections, attachments = [], {}
     for spec, result in results:
         swing_section, pages = swings(spec, result)
@@ -122,6 +132,7 @@ def build(data: Path, config: Path = CONFIG) -> reporting.Page:
         title="Who plays best?",
         question=question(results),
         method=METHOD
+        + f" The page's family: {family_size} tests."
         + " Players, as the tournaments' run manifests record them: "
         + "; ".join(
             f"{r.tournament.variant}: {', '.join(e.spec for e in r.tournament.entrants)}"
@@ -134,6 +145,7 @@ def build(data: Path, config: Path = CONFIG) -> reporting.Page:
         reproduce_text=_reproduce(specs, data),
         findings=[f for spec, result in results for f in findings(spec, result)],
         attachments=attachments,
+        answer=glance(results),
     )
 
 

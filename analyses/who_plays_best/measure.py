@@ -1,9 +1,10 @@
-"""Who plays best: the pairings the page looks at and the players that lead a tournament."""
+"""Who plays best: the page's one family of tests, the pairings it looks at and the players that
+lead a tournament."""
 
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from scopa_sim import stats
 from scopa_sim import tournament as tour
@@ -32,6 +33,29 @@ def baseline_player(result: tour.Result) -> str | None:
     return fair[1] if len(fair) > 1 else None
 
 
+def page_family(results: list[tuple]) -> tuple[list[tuple], int]:
+    """The page's one Holm family: every pairing test of every tournament on the page (each
+    metric), as the pairing tables show them. Returns ``results`` (``(spec, Result)`` pairs) with
+    each row's ``p_holm`` adjusted across that family, and the family's size (tests that are not
+    estimable are no members: :func:`scopa_sim.stats.holm`)."""
+    p_values = [row.p_value for _, result in results for row in result.rows]
+    adjusted = iter(stats.holm(p_values))
+    out = []
+    for spec, result in results:
+        rows = [replace(row, p_holm=float(next(adjusted))) for row in result.rows]
+        out.append((spec, replace(result, rows=rows)))
+    return out, sum(1 for p in p_values if p is not None and p == p)
+
+
+def separated(result: tour.Result, a: str, b: str) -> bool:
+    """Whether the data put ``a`` ahead of ``b``: A minus B in points per deal positive, and
+    significant after Holm (p below 1 - the confidence level). A significant difference of the
+    other sign does not put ``a`` ahead, and a difference that is not significant is no evidence
+    that the two are level: it leaves them not separated."""
+    row = result.row(a, b, "points_per_deal")
+    return row.estimate.value > 0 and row.p_holm < 1 - stats.LEVEL
+
+
 def key_pairings(result: tour.Result) -> list[Key]:
     """Adjacent ranks of the fair players, the best fair player against the baseline, and each
     upper bound against the best fair player."""
@@ -43,7 +67,7 @@ def key_pairings(result: tour.Result) -> list[Key]:
     best = leaders(result)
     for leader in best:
         if baseline and leader != baseline and (leader, baseline) not in {(k.a, k.b) for k in keys}:
-            why = "best fair player" if len(best) == 1 else "level at the top"
+            why = "best fair player" if len(best) == 1 else "not separated at the top"
             keys.append(Key(leader, baseline, f"{why}, against {baseline}"))
     for upper in result.upper_bounds:
         if fair:
@@ -52,14 +76,10 @@ def key_pairings(result: tour.Result) -> list[Key]:
 
 
 def leaders(result: tour.Result) -> list[str]:
-    """The best fair player and those the data cannot separate from it: A minus B in points per
-    deal not significant after Holm (p >= 1 - the confidence level)."""
+    """The best-rated fair player and those the data do not separate from it (:func:`separated`:
+    the top player minus the other, in points per deal, positive and significant after Holm).
+    Not separated is not level: the page quotes the interval of each difference."""
     if not result.ratings:
         return []
     top = result.ratings[0].player
-    tied = [
-        r.player
-        for r in result.ratings[1:]
-        if result.row(top, r.player, "points_per_deal").p_holm >= 1 - stats.LEVEL
-    ]
-    return [top, *tied]
+    return [top, *(r.player for r in result.ratings[1:] if not separated(result, top, r.player))]

@@ -30,9 +30,10 @@ def _forest(result: tour.Result):
 def _rating_tables(result: tour.Result) -> list[reporting.Table]:
     tables = [
         reporting.Table(
-            "Fair players, ranked: Bradley-Terry rating (Elo-like scale, mean 0) with 95% "
-            "bootstrap CI",
-            ["rank", "player", "rating", "95% CI"],
+            "Fair players, ranked: rating (Davidson's model of wins and ties, Elo-like scale, mean "
+            f"0; the {result.tournament.mode} scale) with 95% bootstrap CI over packs, and the "
+            "packs it rests on",
+            ["rank", "player", "rating", "95% CI", "n (packs)"],
             tour.rating_rows(result.ratings),
         )
     ]
@@ -68,11 +69,10 @@ def _key_table(result: tour.Result) -> reporting.Table:
         for metric in metrics:
             row += [_estimate(result, key.a, key.b, metric), _holm(result, key.a, key.b, metric)]
         rows.append(row)
-    n = len(t.pairings)
     return reporting.Table(
         f"Key pairings, A the higher-rated: {', '.join(_metric_label(m) for m in metrics)}; Holm "
-        f"p-values adjusted across all {n} pairings of each metric (one family per metric), "
-        "the full table below",
+        "p-values adjusted in the page's one family (every pairing test of every tournament on "
+        "the page), the full table below",
         columns,
         rows,
     )
@@ -85,8 +85,8 @@ def _metric_label(metric: str) -> str:
 def _pairing_table(result: tour.Result) -> reporting.Table:
     header, rows = tour.pairing_table(result)
     return reporting.Table(
-        "Every pairing (A named first in --players): estimate, p, Holm p (one family per metric), "
-        "variance reduction of duplicate play, units",
+        "Every pairing (A named first in --players): estimate, p, Holm p (the page's one "
+        "family), variance reduction of duplicate play, units",
         header,
         rows,
     )
@@ -149,7 +149,10 @@ def sections(spec: Spec, result: tour.Result) -> list[reporting.Section]:
         )
         for metric in t.metrics()
     ]
-    forest_caption = f"{title}: ratings (Bradley-Terry, Elo-like scale) with 95% bootstrap CIs" + (
+    forest_caption = (
+        f"{title}: ratings (Davidson's model, Elo-like scale; the {t.mode} scale, not comparable "
+        "with the other mode's) with 95% bootstrap CIs over packs"
+    ) + (
         "; below the line, squares: players that see hidden cards, an upper bound, not ranked"
         if result.upper_bounds
         else ""
@@ -157,7 +160,12 @@ def sections(spec: Spec, result: tour.Result) -> list[reporting.Section]:
     return [
         reporting.Section(
             f"{title}: ratings",
-            text=answer(spec, result) + " " + tour.design_text(result),
+            text=answer(spec, result)
+            + " "
+            + tour.design_text(result, "the page's one family (see the method)")
+            + " Ratings: "
+            + tour.ratings_text(result)
+            + ".",
             figures=[reporting.Figure(forest_caption, reporting.svg(_forest(result)))],
             tables=_rating_tables(result),
         ),
@@ -167,7 +175,7 @@ def sections(spec: Spec, result: tour.Result) -> list[reporting.Section]:
                 "Each cell is the row player's result against the column player on the same "
                 "packs in both seatings. The key pairings are the adjacent ranks (does each "
                 "player really beat the next one down?), the best fair player (or each player "
-                "level at the top) against greedy"
+                "not separated from it) against greedy"
                 + (
                     " and the upper bound against the best fair player."
                     if result.upper_bounds
@@ -186,6 +194,13 @@ def sections(spec: Spec, result: tour.Result) -> list[reporting.Section]:
 
 
 RATING_UNIT = "rating, Elo-like scale (400 log10 strength), mean 0 over the fair players"
+
+
+def rating_unit(mode: str) -> str:
+    """A rating's unit in the JSON, with its scale: deals and games ratings are not comparable."""
+    return f"{RATING_UNIT}; {mode} scale"
+
+
 METRIC_UNITS = {
     "points_per_deal": "points per deal, A minus B (duplicate)",
     "game_win": "share of duplicate games won by A",
@@ -197,22 +212,14 @@ def findings(spec: Spec, result: tour.Result) -> list[reporting.Finding]:
     rating (fair players and upper bounds), and each key pairing's metrics, A the higher-rated
     as on the page. Names: ``who_plays_best.TOURNAMENT.rating.PLAYER`` and
     ``who_plays_best.TOURNAMENT.METRIC.A-vs-B``, players as their folder names
-    (``pimc_samples=16``). A rating's n is the duplicate units of the pairings it rests on."""
+    (``pimc_samples=16``). A rating's n is the packs it rests on: every pairing plays the same
+    packs, so they are not summed over the pairings."""
     prefix = f"who_plays_best.{spec.name}"
-    upper = {r.player for r in result.upper_bounds}
     out = []
     for r in [*result.ratings, *result.upper_bounds]:
-        pairings = [
-            row
-            for row in result.rows
-            if row.metric == "points_per_deal"
-            and r.player in (row.a, row.b)
-            and (r.player in upper or not {row.a, row.b} & upper)
-        ]
-        n = sum(row.estimate.n for row in pairings)
-        estimate = stats.Estimate(r.rating, r.ci_low, r.ci_high, n)
+        estimate = stats.Estimate(r.rating, r.ci_low, r.ci_high, r.packs)
         name = f"{prefix}.rating.{tour.folder_name(r.player)}"
-        out.append(reporting.Finding(name, estimate, RATING_UNIT))
+        out.append(reporting.Finding(name, estimate, rating_unit(result.tournament.mode)))
     for key in key_pairings(result):
         pair = f"{tour.folder_name(key.a)}-vs-{tour.folder_name(key.b)}"
         for metric in result.tournament.metrics():

@@ -81,8 +81,9 @@ def answer(spec: Spec, result: tour.Result) -> str:
 
 
 def headline(spec: Spec, result: tour.Result) -> str:
-    """One clause for the index: the best player (or the players level at the top), its rating
-    and its margin over greedy."""
+    """One clause for the index: the best player (or the best-rated and the players the data do
+    not separate from it, each with the interval of the difference: not separated, not level),
+    its rating and its margin over greedy."""
     t = result.tournament
     if not result.ratings:
         return f"{t.variant}: no fair player"
@@ -102,9 +103,14 @@ def headline(spec: Spec, result: tour.Result) -> str:
         (leader,) = best
         text = f"{t.variant}: {leader} rated best ({_rating(rated[leader])})"
         return text + (f", {against(leader)}" if baseline and baseline != leader else "")
-    who = " and ".join(f"{p} ({_rating(rated[p])})" for p in best)
+    top = best[0]
+    others = ", ".join(
+        f"{p} ({_rating(rated[p])}; {top} minus {p}: {_margin(result, top, p)})" for p in best[1:]
+    )
     clauses = [f"{p} {against(p)}" for p in best if baseline and baseline != p]
-    return f"{t.variant}: {who} level at the top" + (f" ({'; '.join(clauses)})" if clauses else "")
+    return f"{t.variant}: {top} rated highest ({_rating(rated[top])}), not separated from " + (
+        others + (f" ({'; '.join(clauses)})" if clauses else "")
+    )
 
 
 def unit_text(spec: Spec) -> str:

@@ -18,19 +18,27 @@ from scopa_sim.rules.describe import RULES_DOC
 
 _EPILOG = """\
 output: DIR/<a>-vs-<b>/ and DIR/<b>-vs-<a>/, one run folder per lineup of every pair (Parquet,
-as scopa-sim simulate writes, with a manifest beside each), DIR/summary.parquet (the pairings
-table) and DIR/ratings.parquet. Default DIR: data/tournaments/<variant>-<seed>-<mode>.
+as scopa-sim simulate writes, each with its manifest inside), DIR/summary.parquet (the pairings
+table), DIR/ratings.parquet and DIR/manifest.json (a tournament's folder: no other command writes
+into it, and a tournament does not write into another command's folder).
+Default DIR: data/tournaments/<variant>-<seed>-<mode>.
 
 --json prints {"pairings": [{"a", "b", "metric", "estimate", "ci_low", "ci_high", "p_value",
-"p_holm", "n"}, ...], "ratings": [{"player", "rating", "ci_low", "ci_high"}, ...],
+"p_holm", "n"}, ...], "ratings": [{"player", "rating", "ci_low", "ci_high", "packs"}, ...],
 "variance_reduction": X, ...} with the design, the Holm family, the metric definitions,
-"upper_bound_ratings" (players that see hidden cards, never ranked with the others) and the
-variance reduction of each pairing as extra keys.
+"upper_bound_ratings" (players that see hidden cards, never ranked with the others), the
+variance reduction of each pairing, "ratings_scale" (deals and games ratings are on different
+scales) and "ratings_fit" (the rating model's goodness of fit and tie parameter) as extra keys.
 
 examples:
   scopa-sim tournament --variant classic --players random,greedy,defensive,memory,chitarrella \\
-      --deals 20000 --seed 1 --workers 2 --html tournament.html
-  scopa-sim tournament --variant classic --players greedy,memory --games 5000 --seed 1 --json
+      --deals 20000 --seed 1 --workers 2 --out data/example-tournament --html example.html
+  scopa-sim tournament --variant classic --players greedy,memory --games 5000 --seed 1 \\
+      --out data/example-games --json
+
+sizes: at most 10^12 deals (games) per run, 1,000,000 chunk files per run (raise --chunk-size
+for more), 10,000,000 deals (2,000,000 games) per chunk, 1,024 workers. Larger sizes are
+refused before anything is written.
 """
 
 
@@ -44,9 +52,10 @@ def add_parser(commands) -> None:
             "Every pair of players A, B plays two runs with the same seed: lineup A,B and lineup "
             "B,A (with four sides A,B,A,B and B,A,B,A), so every pack (every game's packs) is "
             "played twice with the seats swapped: duplicate play. Per pairing: A minus B in "
-            "points per deal (and A's game-win rate with --games), 95%% CIs, paired t-test "
+            "points per deal (and A's game-win rate with --games), 95% CIs, paired t-test "
             "p-values Holm-adjusted across the pairings of each metric, and the variance "
-            "duplicate play removes; Bradley-Terry ratings (Elo-like scale) with bootstrap CIs. "
+            "duplicate play removes; ratings (Davidson's model of wins and ties, Elo-like scale) "
+            "with pack-bootstrap CIs and the model's goodness of fit. "
             "Players that see hidden cards are rated apart as upper bounds. Runs are resumable: "
             "rerunning an interrupted command plays only what is missing. "
             f"The variants are explained in {RULES_DOC}."
@@ -54,8 +63,8 @@ def add_parser(commands) -> None:
     )  # fmt: skip
     tour.set_defaults(parser=tour)
     tour.add_argument(
-        "--variant", required=True, metavar="NAME",
-        help=f"a preset with 2 or 4 sides: {', '.join(PRESETS)}",
+        "--variant", required=True, metavar="NAME|FILE.toml",
+        help=f"a preset with 2 or 4 sides: {', '.join(PRESETS)}; or a variant file FILE.toml",
     )  # fmt: skip
     tour.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE",

@@ -2,11 +2,12 @@
 
 Every pair of players plays the same packs twice with the seats swapped (duplicate play), so the
 luck of the cards cancels out of their difference; from those pairs come per-pairing estimates
-with paired intervals and Bradley-Terry ratings of every player. The parts:
+with paired intervals and ratings of every player. The parts:
 
 - :mod:`.schedule`: the runs of a tournament (``plan``), playing them (``play``), its command.
 - :mod:`.estimate`: per-pairing estimates, Holm p-values, variance reduction (``analyse``).
-- :mod:`.ratings`: Bradley-Terry ratings with bootstrap CIs (``fit_ratings``).
+- :mod:`.ratings`: ratings (Davidson's model of wins and ties) with joint pack-bootstrap CIs
+  and the model's goodness of fit (``fit_ratings``).
 - :mod:`.swings`: the packs with the largest duplicate swings, replayed.
 - :mod:`.report`: text, JSON and the Parquet summary; :mod:`.page`: the HTML page.
 - :mod:`.pipeline`: ``run_tournament``, all of it in one call.
@@ -25,11 +26,16 @@ from scopa_sim.tournament.page import forest_figure, heat_map_figure, page, writ
 from scopa_sim.tournament.pipeline import run_tournament
 from scopa_sim.tournament.ratings import (
     BOOTSTRAP_REPLICATES,
+    SCALES,
     UPPER_BOUND_LABEL,
+    Fit,
     Rating,
+    RatingFit,
     bradley_terry,
+    davidson,
+    davidson_against,
     fit_ratings,
-    strength_against,
+    rate,
 )
 from scopa_sim.tournament.report import (
     RATINGS_TEXT,
@@ -39,6 +45,7 @@ from scopa_sim.tournament.report import (
     format_table,
     pairing_table,
     rating_rows,
+    ratings_text,
     to_json,
     write_summary,
 )
@@ -71,13 +78,16 @@ __all__ = [
     "CHUNK_SIZE",
     "METRICS",
     "RATINGS_TEXT",
+    "SCALES",
     "SWINGS_PER_PAIRING",
     "SWING_TEXT",
     "UPPER_BOUND_LABEL",
     "VARIANCE_REDUCTION_TEXT",
     "Entrant",
+    "Fit",
     "Pairing",
     "Rating",
+    "RatingFit",
     "Result",
     "Row",
     "Swing",
@@ -86,6 +96,8 @@ __all__ = [
     "analyse",
     "bradley_terry",
     "command_line",
+    "davidson",
+    "davidson_against",
     "default_out",
     "design_text",
     "estimate_text",
@@ -103,10 +115,11 @@ __all__ = [
     "per_unit",
     "plan",
     "play",
+    "rate",
     "rating_rows",
+    "ratings_text",
     "replay_swing",
     "run_tournament",
-    "strength_against",
     "swing_page",
     "swing_rows",
     "to_json",

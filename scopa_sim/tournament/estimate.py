@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from scopa_sim import stats
-from scopa_sim.tournament.ratings import Rating, fit_ratings
+from scopa_sim import integrity, stats
+from scopa_sim.tournament.ratings import Fit, Rating, fit_ratings
 from scopa_sim.tournament.schedule import Pairing, Tournament, TournamentError
 
 METRICS = {
@@ -38,16 +38,22 @@ class Row:
     variance_reduction: float | None = None  # points_per_deal only
 
     def to_json(self) -> dict:
+        """The row for JSON and Parquet; a comparison that is not estimable (no variation) has
+        no interval and no p-values (None)."""
         e = self.estimate
+
+        def finite(x):
+            return None if x is None or not np.isfinite(x) else float(x)
+
         return {
             "a": self.a,
             "b": self.b,
             "metric": self.metric,
             "estimate": e.value,
-            "ci_low": e.low,
-            "ci_high": e.high,
-            "p_value": self.p_value,
-            "p_holm": self.p_holm,
+            "ci_low": finite(e.low),
+            "ci_high": finite(e.high),
+            "p_value": finite(self.p_value),
+            "p_holm": finite(self.p_holm),
             "n": e.n,
         }
 
@@ -61,6 +67,7 @@ class Result:
     variance_reduction: float | None  # pooled over pairings
     units: int
     outcomes: dict = field(default_factory=dict)  # (a, b) -> (losses, ties, wins) of A
+    fit: Fit | None = None  # the rating model's goodness of fit and tie parameter
 
     def row(self, a: str, b: str, metric: str) -> Row | None:
         for r in self.rows:
@@ -69,9 +76,9 @@ class Result:
                     return r
                 e = r.estimate
                 flipped = (
-                    stats.Estimate(1 - e.value, 1 - e.high, 1 - e.low, e.n)
+                    stats.Estimate(1 - e.value, 1 - e.high, 1 - e.low, e.n, e.estimable)
                     if metric == "game_win"
-                    else stats.Estimate(-e.value, -e.high, -e.low, e.n)
+                    else stats.Estimate(-e.value, -e.high, -e.low, e.n, e.estimable)
                 )
                 return replace(r, a=a, b=b, estimate=flipped)
         return None
@@ -85,7 +92,7 @@ def per_unit(folder: Path, first_side_parity: int, n_sides: int, mode: str) -> p
     is_a = (pl.col("side") % 2) == first_side_parity
     points = pl.col("points").cast(pl.Float64)
     per_deal = (
-        pl.scan_parquet(folder)
+        integrity.scan_run(folder)  # the chunks its manifest lists, checked
         .select("game", "deal", "side", "points", "won")
         .group_by("game", "deal")
         .agg(
@@ -110,11 +117,12 @@ def per_unit(folder: Path, first_side_parity: int, n_sides: int, mode: str) -> p
 
 
 def load_pairing(tournament: Tournament, pairing: Pairing) -> dict:
-    """The per-unit values of a pairing, the two runs aligned unit by unit."""
+    """The per-unit values of a pairing, the two runs aligned unit by unit, in pack order."""
     keys = ["game", "deal"] if tournament.mode == "deals" else ["game"]
     first = per_unit(pairing.runs[0].out, 0, tournament.n_sides, tournament.mode)
     second = per_unit(pairing.runs[1].out, 1, tournament.n_sides, tournament.mode)
-    joined = first.join(second, on=keys, how="full", suffix="_2", coalesce=True)
+    # In pack order: the pairings' units line up, as the joint bootstraps need.
+    joined = first.join(second, on=keys, how="full", suffix="_2", coalesce=True).sort(keys)
     if joined.height != tournament.count or joined.null_count().sum_horizontal().item():
         raise TournamentError(
             f"{pairing.runs[0].out} and {pairing.runs[1].out} do not hold the same "
@@ -155,6 +163,7 @@ def analyse(tournament: Tournament) -> Result:
     files of the runs (see the module docstring)."""
     rows: list[Row] = []
     outcomes: dict[tuple[str, str], tuple[int, int, int]] = {}
+    per_pack: dict[tuple[str, str], np.ndarray] = {}  # A's outcome on every pack, pack order
     v_dup_total = v_plain_total = 0.0
     units = 0
     for pairing in tournament.pairings:
@@ -176,18 +185,21 @@ def analyse(tournament: Tournament) -> Result:
         if tournament.mode == "games":
             win = values["win"]
             edge, p = stats.paired_difference(np.full(len(win), 0.5), win)
-            share = stats.Estimate(edge.value + 0.5, edge.low + 0.5, edge.high + 0.5, edge.n)
+            share = stats.Estimate(
+                edge.value + 0.5, edge.low + 0.5, edge.high + 0.5, edge.n, edge.estimable
+            )
             rows.append(Row(a, b, "game_win", share, p))
         o = values["outcome"]
         outcomes[(a, b)] = (int((o == 0).sum()), int((o == 0.5).sum()), int((o == 1).sum()))
+        per_pack[(a, b)] = o
         units = len(dup)
     for metric in tournament.metrics():
         index = [i for i, r in enumerate(rows) if r.metric == metric]
         adjusted = stats.holm([rows[i].p_value for i in index])
         for i, p in zip(index, adjusted, strict=True):
             rows[i] = replace(rows[i], p_holm=float(p))
-    ratings, upper = fit_ratings(tournament, outcomes)
+    rated = fit_ratings(tournament, per_pack)
     return Result(
-        tournament, rows, ratings, upper, _variance_reduction(v_dup_total, v_plain_total),
-        units, outcomes,
+        tournament, rows, rated.ratings, rated.upper_bounds,
+        _variance_reduction(v_dup_total, v_plain_total), units, outcomes, rated.fit,
     )  # fmt: skip

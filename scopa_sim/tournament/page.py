@@ -10,16 +10,16 @@ import numpy as np
 
 from scopa_sim import stats, storage
 from scopa_sim.tournament.estimate import METRICS, Result
-from scopa_sim.tournament.ratings import BOOTSTRAP_REPLICATES, UPPER_BOUND_LABEL
+from scopa_sim.tournament.ratings import UPPER_BOUND_LABEL
 from scopa_sim.tournament.report import (
     RATING_COLUMNS,
-    RATINGS_TEXT,
     VARIANCE_REDUCTION_TEXT,
     design_text,
     estimate_text,
     format_variance_reduction,
     pairing_table,
     rating_rows,
+    ratings_text,
 )
 from scopa_sim.tournament.schedule import TournamentError
 from scopa_sim.tournament.swings import SWING_TEXT, SWINGS_PER_PAIRING, swing_rows, write_swings
@@ -45,7 +45,11 @@ def heat_map_figure(result: Result, metric: str):
             e = row.estimate
             digits = 3 if metric == "game_win" else 2
             fmt = f"{{:.{digits}f}}" if metric == "game_win" else f"{{:+.{digits}f}}"
-            texts[i][j] = f"{fmt.format(e.value)}\n[{fmt.format(e.low)}, {fmt.format(e.high)}]"
+            texts[i][j] = (
+                f"{fmt.format(e.value)}\n[{fmt.format(e.low)}, {fmt.format(e.high)}]"
+                if e.estimable
+                else f"{fmt.format(e.value)}\n({stats.NOT_ESTIMABLE})"
+            )
     span = np.nanmax(np.abs(values - center)) if k > 1 else 1.0
     span = span if span > 0 else 1.0
     size = max(4.0, 1.15 * k + 1.5)
@@ -69,7 +73,7 @@ def heat_map_figure(result: Result, metric: str):
 
 
 def forest_figure(result: Result):
-    """The ratings with their 95 % bootstrap CIs as a matplotlib forest plot, best first; the
+    """The ratings with their 95 % pack-bootstrap CIs as a matplotlib forest plot, best first; the
     upper bounds of players that see hidden cards last, as squares."""
     import matplotlib.pyplot as plt
 
@@ -87,7 +91,10 @@ def forest_figure(result: Result):
     labels = [r.player + (" (upper bound)" if r.upper_bound else "") for r, _ in items]
     ax.set_yticks(y, labels)
     ax.set_ylim(-0.6, len(items) - 0.4)
-    ax.set_xlabel("rating, 400·log10(Bradley-Terry strength), mean 0 (95% bootstrap CI)")
+    ax.set_xlabel(
+        f"rating on the {result.tournament.mode} scale, 400·log10(Davidson strength), mean 0 "
+        "(95% bootstrap CI)"
+    )
     fig.tight_layout()
     return fig
 
@@ -108,7 +115,8 @@ def page(result: Result, command: str, swings: Sequence[dict] = ()) -> str:
         for metric in t.metrics()
     ]
     forest = reporting.Figure(
-        "Ratings (Bradley-Terry, Elo-like scale) with 95% bootstrap CIs"
+        f"Ratings (Davidson's model of wins and ties, Elo-like scale; {t.mode} scale) with 95% "
+        "bootstrap CIs over packs"
         + ("; squares: upper bounds of players that see hidden cards" if result.upper_bounds
            else ""),
         reporting.svg(forest_figure(result)),
@@ -154,7 +162,7 @@ def page(result: Result, command: str, swings: Sequence[dict] = ()) -> str:
         pairing_rows=rows,
         variance_reduction=format_variance_reduction(result.variance_reduction),
         variance_reduction_text=VARIANCE_REDUCTION_TEXT,
-        ratings_text=RATINGS_TEXT.format(replicates=BOOTSTRAP_REPLICATES),
+        ratings_text=ratings_text(result),
         forest=forest,
         rating_columns=RATING_COLUMNS,
         ratings=rating_rows(result.ratings),

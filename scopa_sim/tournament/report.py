@@ -14,7 +14,7 @@ import polars as pl
 from scopa_sim import stats
 from scopa_sim.text import plain_table
 from scopa_sim.tournament.estimate import METRICS, Result, Row
-from scopa_sim.tournament.ratings import BOOTSTRAP_REPLICATES, UPPER_BOUND_LABEL, Rating
+from scopa_sim.tournament.ratings import BOOTSTRAP_REPLICATES, SCALES, UPPER_BOUND_LABEL, Rating
 
 VARIANCE_REDUCTION_TEXT = (
     "variance reduction = 1 - Var(dup) / (Var(plain) / 2): dup is the per-unit duplicate value "
@@ -23,15 +23,26 @@ VARIANCE_REDUCTION_TEXT = (
     "share of the variance duplicate play removes (pooled: summed variances over pairings)"
 )
 RATINGS_TEXT = (
-    "Bradley-Terry strengths (MM algorithm, Hunter 2004) from the duplicate outcomes of each "
-    "pairing, with one virtual tied unit per pairing; mean log-strength 0; rating = "
-    "400*log10(strength); 95% CI: percentile bootstrap, {replicates} replicates, units resampled "
-    "within each pairing"
+    "Davidson (1970) strengths fitted by maximum likelihood to the wins, ties and losses of each "
+    "pairing's packs (ties modelled, not scored as half wins), with one virtual unit per pairing "
+    "split equally among loss, tie and win; mean log-strength 0; rating = 400*log10(strength); "
+    "95% CI: percentile bootstrap, {replicates} replicates, packs resampled jointly (one set of "
+    "pack indices per replicate for every pairing, as all pairings play the same packs); n: the "
+    "packs a rating rests on"
 )
-RATING_COLUMNS = ["rank", "player", "rating", "95% CI"]
+RATING_COLUMNS = ["rank", "player", "rating", "95% CI", "n (packs)"]
 
 
-def design_text(result: Result) -> str:
+def ratings_text(result: Result) -> str:
+    """The rating method, the scale of this tournament's mode and the model's fit, one text."""
+    text = RATINGS_TEXT.format(replicates=BOOTSTRAP_REPLICATES)
+    text += f"; {SCALES[result.tournament.mode]}, not comparable with the other mode's"
+    return text + (f"; {result.fit.text()}" if result.fit else "")
+
+
+def design_text(result: Result, family: str = "the pairings of each metric") -> str:
+    """The design in one paragraph; ``family``: what the Holm adjustment runs over (a page that
+    puts several tournaments in one family says so)."""
     t = result.tournament
     unit = "deals" if t.mode == "deals" else "games"
     return (
@@ -41,7 +52,7 @@ def design_text(result: Result) -> str:
         f"{t.count:,} {unit} with the same seed, lineup (A, B) and lineup (B, A): the same packs "
         f"and first dealers with the seats swapped. Estimates are A minus B from A's point of "
         f"view, paired by {'deal' if t.mode == 'deals' else 'game'}; 95% t intervals and paired "
-        "t-tests on the per-unit duplicate values; Holm family: the pairings of each metric."
+        f"t-tests on the per-unit duplicate values; Holm family: {family}."
     )
 
 
@@ -65,6 +76,9 @@ def to_json(result: Result) -> dict:
         "metrics": {m: METRICS[m] for m in t.metrics()},
         "variance_reduction_definition": VARIANCE_REDUCTION_TEXT,
         "ratings_method": RATINGS_TEXT.format(replicates=BOOTSTRAP_REPLICATES),
+        "ratings_scale": SCALES[t.mode],
+        "ratings_fit": result.fit.to_json() if result.fit else None,
+        "packs": result.units,
         "units_per_pairing": result.units,
         "mode": t.mode,
         "seed": t.seed,
@@ -83,7 +97,11 @@ def _signed(x: float, digits: int = 3) -> str:
 
 
 def estimate_text(row: Row) -> str:
+    """Estimate and 95% CI; in place of the interval, a flag when the sample did not vary."""
     e = row.estimate
+    if not e.estimable:
+        value = f"{e.value:.3f}" if row.metric == "game_win" else _signed(e.value)
+        return f"{value} ({stats.not_estimable_text(e.n)})"
     if row.metric == "game_win":
         return f"{e.value:.3f} [{e.low:.3f}, {e.high:.3f}]"
     return f"{_signed(e.value)} [{_signed(e.low)}, {_signed(e.high)}]"
@@ -114,7 +132,13 @@ def pairing_table(result: Result) -> tuple[list[str], list[list[str]]]:
 
 def rating_rows(ratings: list[Rating]) -> list[list[str]]:
     return [
-        [str(k), r.player, f"{r.rating:+.0f}", f"[{r.ci_low:+.0f}, {r.ci_high:+.0f}]"]
+        [
+            str(k),
+            r.player,
+            f"{r.rating:+.0f}",
+            f"[{r.ci_low:+.0f}, {r.ci_high:+.0f}]",
+            f"{r.packs:,}",
+        ]
         for k, r in enumerate(ratings, 1)
     ]
 
@@ -132,7 +156,7 @@ def format_table(result: Result) -> str:
         + VARIANCE_REDUCTION_TEXT.replace("variance reduction = ", "defined as ")
     )
     lines.append("")
-    lines.append("ratings: " + RATINGS_TEXT.format(replicates=BOOTSTRAP_REPLICATES))
+    lines.append("ratings: " + ratings_text(result))
     if result.ratings:
         lines += plain_table(RATING_COLUMNS, rating_rows(result.ratings))
     if result.upper_bounds:
@@ -166,7 +190,7 @@ def write_summary(result: Result) -> list[Path]:
         [{**asdict_rating(r)} for r in [*result.ratings, *result.upper_bounds]],
         schema={
             "player": pl.String, "rating": pl.Float64, "ci_low": pl.Float64,
-            "ci_high": pl.Float64, "upper_bound": pl.Boolean,
+            "ci_high": pl.Float64, "upper_bound": pl.Boolean, "packs": pl.Int64,
         },
     )  # fmt: skip
     t.out.mkdir(parents=True, exist_ok=True)
@@ -187,4 +211,5 @@ def asdict_rating(r: Rating) -> dict:
         "ci_low": r.ci_low,
         "ci_high": r.ci_high,
         "upper_bound": r.upper_bound,
+        "packs": r.packs,
     }
