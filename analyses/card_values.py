@@ -165,6 +165,36 @@ def _forest(cap: dict, deal: dict) -> plt.Figure:
     return fig
 
 
+#: The cards the headline chart shows: the most valuable to capture.
+GLANCE_CARDS = 6
+
+
+def glance(cap: dict, deal: dict) -> framework.Answer:
+    """The card most worth capturing and the one most worth being dealt, in one sentence; the
+    chart: the :data:`GLANCE_CARDS` cards with the largest captured value."""
+    about = framework.about
+    top = sorted(cap, key=lambda c: (-cap[c].value, c))[:GLANCE_CARDS]
+    dealt = max(deal, key=lambda c: (deal[c].value, -c))
+    captured_text = f"about {about(cap[top[0]].value)} points to your deal when you capture it"
+    dealt_text = (
+        f"about {about(deal[dealt].value)} points more than an average card of your opponent's "
+        "hand when it is dealt to you"
+    )
+    if dealt == top[0]:
+        sentence = f"The {card_name(dealt)} is the card most worth having: {captured_text}, and "
+    else:
+        sentence = (
+            f"The {card_name(top[0])} is the card most worth capturing, {captured_text}; the "
+            f"{card_name(dealt)} is the one most worth being dealt, "
+        )
+    return framework.Answer(
+        sentence=sentence + dealt_text + ".",
+        rows=tuple((card_name(c), f"card.captured.points.{PACK.code(c)}") for c in top),
+        axis="points a captured card adds to a deal",
+        reference=0.0,
+    )
+
+
 def build(data: Path) -> reporting.Page:
     """How many points is each card worth to the side that holds it?"""
     run = require(data, RUN)
@@ -266,6 +296,7 @@ def build(data: Path) -> reporting.Page:
         ],
         data=[provenance, games.provenance()],
         findings=findings,
+        answer=glance(cap, deal),
     )
 
 

@@ -8,6 +8,7 @@ every page would otherwise repeat, so the pages differ only in what they measure
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import json
 import sys
@@ -18,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from scopa_sim import reporting, stats, storage
+from scopa_sim import integrity, reporting, stats, storage
 from scopa_sim.cards import ITALIAN_40
 
 DATA = Path("data")
@@ -62,7 +63,7 @@ class Run:
         return self.config["mode"]
 
     def scan(self) -> pl.LazyFrame:
-        return pl.scan_parquet(self.folder)
+        return integrity.scan_run(self.folder)  # the chunks its manifest lists, checked
 
     def provenance(self, deals: int | None = None, games: int | None = None) -> dict:
         """The row of the 'data' table of a page, and what its footer and JSON say of the run:
@@ -121,10 +122,15 @@ def in_process(row: dict) -> dict:
 def runs(data: Path = DATA) -> dict[str, Run]:
     """Every complete run under ``data``, by name."""
     found = {}
-    for manifest in sorted(Path(data).glob("*.manifest.json")):
+    # A run's manifest is inside its folder (DIR/manifest.json); layout 1's beside it.
+    inside = sorted(Path(data).glob(f"*/{storage.MANIFEST_NAME}"))
+    for manifest in [*sorted(Path(data).glob("*.manifest.json")), *inside]:
         info = json.loads(manifest.read_text())
-        if info.get("complete"):
-            folder = manifest.with_name(manifest.name.removesuffix(".manifest.json"))
+        if info.get("complete") and "config" in info and info.get("kind") != "tournament":
+            if manifest.name == storage.MANIFEST_NAME:
+                folder = manifest.parent
+            else:
+                folder = manifest.with_name(manifest.name.removesuffix(".manifest.json"))
             name = info["config"]["name"]
             found[name] = Run(name, folder, info["config"], info)
     return found
@@ -158,14 +164,16 @@ def every_run(data: Path) -> dict[str, Run]:
 def run_players(run: Run) -> tuple[str, ...]:
     """The players of a run as its rows record them (column ``strategy``), in side order, each
     once; the manifest's players when the column holds none."""
-    manifest = run.folder.with_name(f"{run.folder.name}.manifest.json")
+    manifest = storage.manifest_path(run.folder)
+    if not manifest.exists():
+        manifest = storage.legacy_manifest_path(run.folder)
     stamp = manifest.stat().st_mtime_ns if manifest.exists() else None
     return _run_players(str(run.folder), stamp) or tuple(dict.fromkeys(run.config["players"]))
 
 
 @functools.cache
 def _run_players(folder: str, stamp: int | None) -> tuple[str, ...]:  # stamp: a new run, a new key
-    frame = pl.scan_parquet(folder).select("side", "strategy").unique().collect()
+    frame = integrity.scan_run(Path(folder)).select("side", "strategy").unique().collect()
     frame = frame.drop_nulls().filter(pl.col("strategy") != "").sort("side", "strategy")
     return tuple(dict.fromkeys(frame["strategy"]))
 
@@ -223,6 +231,8 @@ def pct(e: stats.Estimate, digits: int = 2, unit: str = " %") -> str:
             return f"{round(float(100 * x))}"
         return f"{100 * x:.{digits}f}"
 
+    if not e.estimable:  # no variation in the sample: no interval
+        return f"{p(e.value)}{unit} ({stats.not_estimable_text(e.n)})"
     return f"{p(e.value)}{unit} [{p(e.low)}, {p(e.high)}]"
 
 
@@ -284,6 +294,54 @@ def forest(
     return reporting.svg(fig)
 
 
+# the headline -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What a page's build says at a glance: its answer in one sentence a player understands,
+    and the findings its small chart plots, as (label, finding name) rows. The chart's numbers
+    are read from the page's own findings by name, so the chart, the sentence's source and the
+    JSON twin cannot disagree; ``scale`` turns them into the axis's unit (100: a share in
+    percent). ``kind`` is ``interval`` or ``bar``; ``reference`` the value of no effect."""
+
+    sentence: str
+    rows: tuple[tuple[str, str], ...]
+    axis: str
+    kind: str = "interval"
+    reference: float | None = None
+    scale: float = 1.0
+
+
+def headline(answer: Answer, findings: Sequence[reporting.Finding]) -> reporting.Headline:
+    """The headline of a page from its ``answer`` and its ``findings``; ValueError naming a row
+    whose finding the page does not have (or a headline the index could not draw)."""
+    by_name = {f.name: f.estimate for f in findings}
+    missing = [name for _, name in answer.rows if name not in by_name]
+    if missing:
+        raise ValueError(f"headline: no finding named {', '.join(missing)} on the page")
+    k = answer.scale
+    return reporting.Headline(
+        sentence=answer.sentence,
+        labels=tuple(label for label, _ in answer.rows),
+        estimates=tuple(
+            dataclasses.replace(e, value=k * e.value, low=k * e.low, high=k * e.high)
+            for e in (by_name[name] for _, name in answer.rows)
+        ),
+        axis=answer.axis,
+        kind=answer.kind,
+        reference=answer.reference,
+    )
+
+
+def about(x: float, digits: int = 2) -> str:
+    """A number for a sentence a player reads: ``digits`` significant figures, never "-0"."""
+    text = f"{float(x):.{digits}g}"
+    if "e" in text:  # a large number: whole
+        text = f"{round(float(x))}"
+    return "0" if float(text) == 0 else text
+
+
 # the page ---------------------------------------------------------------------------------------
 
 
@@ -307,15 +365,19 @@ def page(
     sections: list,
     data: list[dict],
     findings: list,
+    answer: Answer,
     used: Iterable[Run] | None = None,
     reproduce_text: str | None = None,
     **extra,
 ) -> reporting.Page:
-    """The page of analysis ``module`` (its name under ``analyses``): ``used`` runs append the
-    players sentence to the method, and the Reproduce block is :func:`reproduce` unless given."""
+    """The page of analysis ``module`` (its name under ``analyses``), the one path every page is
+    built by: its ``answer`` becomes the headline (:func:`headline`) that opens the page and
+    stands for it on the index; ``used`` runs append the players sentence to the method, and the
+    Reproduce block is :func:`reproduce` unless given."""
     if used is not None:
         method = f"{method} {players_sentence(used)}"
     return reporting.Page(
+        headline=headline(answer, findings),
         slug=slug,
         title=title,
         question=question,

@@ -6,7 +6,6 @@ random numbers) by :func:`scopa_sim.compare.compare`: the page does not read the
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from pathlib import Path
 
@@ -92,6 +91,45 @@ def players_text(result: compare.Comparison) -> str:
     return f"Players, as the comparison played them: {'; '.join(texts)}."
 
 
+def _arm_words(arm: str) -> str:
+    """An arm's label for a player: its options in words, without the preset
+    (``classic:forced_capture=true`` is "forced capture", ``target=16`` "target 16")."""
+    if ":" not in arm:
+        return arm
+    words = []
+    for option in arm.split(":", 1)[1].split(","):
+        key, _, value = option.partition("=")
+        key = key.replace("_", " ")
+        words.append(key if value.lower() == "true" else f"{key} {value}".strip())
+    return ", ".join(words)
+
+
+def glance(result: compare.Comparison) -> framework.Answer:
+    """The rule change that moves the clearest metric most, in one sentence; the chart: that
+    metric's difference from the first arm under every other arm (Bonferroni intervals)."""
+    largest = result.clearest()
+    base = result.arms[0].label
+    rows = [r for r in result.family if r.metric == largest.metric and r.diff_family is not None]
+    unit = " a deal" if compare.is_per_deal(largest.metric) else ""
+    clear = sum(r.p_holm < 1 - LEVEL for r in result.family)
+    what = largest.metric.replace("_", " ").replace(":", " ")
+    return framework.Answer(
+        sentence=(
+            f"Of the rule changes tried, {_arm_words(largest.arm)} changes the game the most: "
+            f"{what} moves by {_signed(largest.diff.value)}{unit} against plain {base}; "
+            f"{clear} of the {len(result.family)} differences tested are clear."
+        ),
+        rows=tuple((_arm_words(r.arm), f"variant.{r.metric}.{r.arm}.diff_family") for r in rows),
+        axis=f"{what}{unit}, minus plain {base} ({100 * result.family_level:.4g} % intervals)",
+        reference=0.0,
+    )
+
+
+def _signed(x: float) -> str:
+    text = framework.about(x)
+    return text if text.startswith("-") or text == "0" else f"+{text}"
+
+
 def build(data: Path) -> reporting.Page:
     """Does a rule change matter?
 
@@ -102,23 +140,27 @@ def build(data: Path) -> reporting.Page:
     page = compare_page.page(result)
     units = "independent deals" if MODE == "deals" else "whole games"
     source = f"simulated in-process by scopa_sim.compare ({units}; not read from the data folder)"
-    return dataclasses.replace(
-        page,
+    findings = compare_page.findings(result, "variant") + [
+        framework.detectable_finding(
+            f"variant.detectable.{metric}",
+            value,
+            "scope per deal" if metric == "scope" else "points per deal",
+            result.units,
+        )
+        for metric, value in detectable(result).items()
+    ]
+    return framework.page(
+        "variant_comparison",
+        slug=page.slug,
+        title=page.title,
         question=QUESTION,
         finding=finding(result),
         method=f"{page.method} {METHOD} {detectable_text(result)} {players_text(result)}",
+        sections=page.sections,
         data=[{**row, "mode": MODE, "source": source} for row in page.data],
-        findings=compare_page.findings(result, "variant")
-        + [
-            framework.detectable_finding(
-                f"variant.detectable.{metric}",
-                value,
-                "scope per deal" if metric == "scope" else "points per deal",
-                result.units,
-            )
-            for metric, value in detectable(result).items()
-        ],
-        reproduce="make report    # this page plays its own deals; it reads no data\n"
+        findings=findings,
+        answer=glance(result),
+        reproduce_text="make report    # this page plays its own deals; it reads no data\n"
         "# or this page alone:\n"
         ".venv/bin/python -m analyses.variant_comparison --out reports\n"
         "# or the same comparison on the command line:\n"

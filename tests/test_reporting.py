@@ -50,7 +50,7 @@ def tiny_data(tmp_path_factory) -> Path:
 
 
 def manifest(data: Path, name: str) -> dict:
-    return json.loads((data / f"{name}.manifest.json").read_text())
+    return json.loads((data / name / "manifest.json").read_text())
 
 
 def footer_of(html: str) -> str:
@@ -76,8 +76,10 @@ def test_a_page_built_from_runs_names_its_build_and_every_run(tiny_data, tmp_pat
     for name, (_, mode, count) in TINY_RUNS.items():
         (row,) = [r for r in page.data if r["run"] == name]
         assert row["seed"] == SEED and row["versions"] == manifest(tiny_data, name)["versions"]
-        games = pl.scan_parquet(tiny_data / name).select(pl.col("game").n_unique()).collect()
-        deals = pl.scan_parquet(tiny_data / name).select(pl.struct("game", "deal").n_unique())
+        games = pl.scan_parquet(tiny_data / name / "*.parquet").select(pl.col("game").n_unique())
+        games = games.collect()
+        deals = pl.scan_parquet(tiny_data / name / "*.parquet")
+        deals = deals.select(pl.struct("game", "deal").n_unique())
         deals = deals.collect().item()
         assert row["deals"] == deals
         size = f"{deals:,} deals" + (f" in {count:,} games" if mode == "games" else "")
@@ -258,7 +260,9 @@ def test_the_index_lists_each_pages_html_and_json(tmp_path):
     index, *_ = reporting.write_site(pages, tmp_path)
     html = index.read_text(encoding="utf-8")
     for slug in ("one", "two"):
-        row = re.search(rf"<tr><td><a href=\"{slug}\.html\">.*?</tr>", html).group(0)
+        row = re.search(
+            rf"<article class=\"tile\">\s*<h2><a href=\"{slug}\.html\">.*?</article>", html, re.S
+        ).group(0)
         assert f'<a href="{slug}.json">{slug}.json</a>' in row
         assert (tmp_path / f"{slug}.html").is_file() and (tmp_path / f"{slug}.json").is_file()
     assert f"commit {reporting.build_info().commit_text}" in html
@@ -342,7 +346,7 @@ def test_the_readme_pandas_example_runs(tiny_data, tmp_path, monkeypatch, capsys
     namespace: dict = {}
     exec(compile(code, "README.md", "exec"), namespace)
     deals = namespace["deals"]
-    expected = pl.read_parquet(tiny_data / "classic-greedy")
+    expected = pl.read_parquet(tiny_data / "classic-greedy" / "*.parquet")
     assert len(deals) == expected.height and list(deals.columns) == expected.columns
     assert deals["points"].sum() == expected["points"].cast(pl.Int64).sum()
     frame = namespace["frame"]

@@ -12,6 +12,7 @@ import itertools
 from pathlib import Path
 
 from analyses import framework
+from analyses.deal_shape.glance import glance
 from analyses.deal_shape.measure import (
     KEY,
     DealShape,
@@ -33,8 +34,8 @@ from scopa_sim import reporting
 __all__ = [
     "BASE", "COLORS", "DEALS", "DEAL_MEASURES", "GAME_RUNS", "KEY", "METHOD", "NEEDS", "QUESTION",
     "DealShape", "GameShape", "IndependentDeals", "TargetDifference", "build", "deal_shape",
-    "differences_family", "findings", "game_shape", "independent_deals", "sections", "sides",
-    "target", "target_difference",
+    "differences_family", "findings", "game_shape", "glance", "independent_deals", "sections",
+    "sides", "target", "target_difference",
 ]  # fmt: skip
 
 BASE = "classic-greedy"  # deals inside games to 11: the per-deal distributions
@@ -99,4 +100,5 @@ def build(data: Path) -> reporting.Page:
         sections=sections(shape, plain, games, differences, differences_family(differences)),
         data=provenance,
         findings=findings(shape, plain, games, differences),
+        answer=glance(games, head),
     )

@@ -15,17 +15,17 @@ import polars as pl
 
 from analyses.framework import Family, Run
 from scopa_sim import stats
-from scopa_sim.rules import parse_variant
+from scopa_sim.rules import variant_of_config
 
 KEY = (pl.col("game") * 4096 + pl.col("deal").cast(pl.Int64)).alias("key")  # one deal of a game
 
 
 def target(run: Run) -> int:
-    return parse_variant(run.config["variant_label"]).target
+    return variant_of_config(run.config).target
 
 
 def sides(run: Run) -> int:
-    return parse_variant(run.config["variant_label"]).n_sides
+    return variant_of_config(run.config).n_sides
 
 
 def _repeat_mean(values, counts) -> stats.Estimate:

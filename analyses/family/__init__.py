@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from analyses import framework
+from analyses.family.glance import glance
 from analyses.family.measure import (
     FAMILY,
     KEY,
@@ -29,7 +30,7 @@ from scopa_sim.rules import PRESETS
 
 __all__ = [
     "CATEGORY_COLORS", "COLOR", "FAMILY", "KEY", "METHOD", "NEEDS", "QUESTION", "TIED", "Member",
-    "build", "categories", "family_runs", "findings", "headline", "measure", "per_game",
+    "build", "categories", "family_runs", "findings", "glance", "headline", "measure", "per_game",
     "sections", "stopped",
 ]  # fmt: skip
 
@@ -77,4 +78,5 @@ def build(data: Path) -> reporting.Page:
         sections=sections(members),
         data=[{"preset": m.preset, **m.run.provenance(m.deals, games=m.games)} for m in members],
         findings=findings(members),
+        answer=glance(members),
     )

@@ -16,7 +16,7 @@ import polars as pl
 from analyses import framework
 from analyses.framework import MissingData, Run
 from scopa_sim import stats
-from scopa_sim.rules import Variant, parse_variant
+from scopa_sim.rules import Variant, variant_of_config
 
 #: The run of each preset (greedy against greedy, whole games) in the data of `make simulate`.
 FAMILY: dict[str, str] = {
@@ -153,7 +153,7 @@ def _share(events, counts) -> stats.Estimate:
 
 
 def measure(preset: str, run: Run) -> Member:
-    rules = parse_variant(run.config["variant_label"])
+    rules = variant_of_config(run.config)
     games = per_game(run, rules)
     deals = games["deals"].to_numpy()
     s = rules.n_sides

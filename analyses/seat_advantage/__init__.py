@@ -25,6 +25,7 @@ from pathlib import Path
 
 from analyses import framework
 from analyses.framework import Needs
+from analyses.seat_advantage.glance import glance
 from analyses.seat_advantage.measure import (
     TOURNAMENTS,
     DuplicateEdge,
@@ -46,7 +47,8 @@ from scopa_sim import reporting
 __all__ = [
     "FORCED", "HEADLINE", "METHOD", "NEEDS", "QUESTION", "TOURNAMENTS", "DuplicateEdge", "Edge",
     "FirstDealer", "ForcedCapture", "Shape", "StrategyEdge", "build", "duplicate_edge",
-    "duplicate_edges", "findings", "forced_capture", "measure", "pairing_problem", "shape",
+    "duplicate_edges", "findings", "forced_capture", "glance", "measure", "pairing_problem",
+    "shape",
 ]  # fmt: skip
 
 QUESTION = (
@@ -197,4 +199,5 @@ def build(data: Path) -> reporting.Page:
         reproduce_text=framework.reproduce("seat_advantage")
         + ("\n# the duplicate tournaments: make tournament" if dups else ""),
         findings=findings(edges, dups, fc, family, head),
+        answer=glance(edges, head),
     )

@@ -16,7 +16,7 @@ import polars as pl
 
 from analyses.framework import Run, runs
 from scopa_sim import compare, stats
-from scopa_sim.rules import parse_variant
+from scopa_sim.rules import variant_of_config
 
 TOURNAMENTS = "tournaments"  # duplicate round robins under the data folder (scopa_sim.tournament)
 
@@ -28,7 +28,7 @@ class Shape:
 
 
 def shape(run: Run) -> Shape:
-    rules = parse_variant(run.config["variant_label"])
+    rules = variant_of_config(run.config)
     return Shape(rules.n_players, rules.n_sides)
 
 
@@ -194,7 +194,7 @@ def pairing_problem(a: Edge, b: Edge) -> str:
     (game, deal) depends only on the seed and the deal shape (:func:`compare.deal_key`), and the
     first dealer only on the seed and the number of players; checked on the data too (the same
     game numbers and the same side dealing each game's first deal)."""
-    ra, rb = (parse_variant(e.run.config["variant_label"]) for e in (a, b))
+    ra, rb = (variant_of_config(e.run.config) for e in (a, b))
     if a.run.config["seed"] != b.run.config["seed"]:
         return f"other seeds ({a.run.config['seed']}, {b.run.config['seed']})"
     if a.run.mode != b.run.mode:
@@ -334,7 +334,7 @@ def duplicate_edge(tournament: str, first: Run, second: Run) -> DuplicateEdge | 
     play the same packs: other seeds, shapes or first dealers)."""
     if first.config["seed"] != second.config["seed"] or first.mode != second.mode:
         return f"{first.name} and {second.name}: other seeds or modes"
-    ra, rb = (parse_variant(r.config["variant_label"]) for r in (first, second))
+    ra, rb = (variant_of_config(r.config) for r in (first, second))
     if compare.difference_reason(ra, rb) or ra.n_sides != 2:
         return f"{first.name} and {second.name}: other deals, or not two sides"
     cols = ["game", "deal", "side", "strategy", "dealer", "first_dealer", "points"]

@@ -5,8 +5,8 @@ data it used and the commands that reproduce it; its footer says which scopa-sim
 from which runs. Nothing is fetched from a network, and the same inputs and the same commit give
 byte-identical pages. The modules, one job each:
 
-- ``page``: the page model (Page, Section, Figure, Table, Link, Finding).
-- ``charts``: matplotlib set up for deterministic inline SVG (``svg``).
+- ``page``: the page model (Page, Headline, Section, Figure, Table, Link, Finding).
+- ``charts``: matplotlib set up for deterministic inline SVG (``svg``), the headline chart.
 - ``tables``: numbers and tables as text (``ci``, the data and findings tables).
 - ``provenance``: the build and the runs behind a page, and its footer.
 - ``schema``: the JSON twin of a page and its documented shape.
@@ -19,8 +19,19 @@ Every name below is re-exported here, so callers use ``scopa_sim.reporting.NAME`
 from markupsafe import Markup
 
 # charts first: it selects matplotlib's backend before anything imports pyplot
-from scopa_sim.reporting.charts import svg
-from scopa_sim.reporting.page import Figure, Finding, Link, Page, Section, Table
+from scopa_sim.reporting.charts import headline_svg, svg
+from scopa_sim.reporting.page import (
+    HEADLINE_KINDS,
+    HEADLINE_ROWS,
+    Figure,
+    Finding,
+    Headline,
+    Link,
+    Page,
+    Section,
+    Table,
+    headline_problems,
+)
 from scopa_sim.reporting.provenance import (
     FOOTER_KEYS,
     LIBRARIES,
@@ -47,6 +58,8 @@ from scopa_sim.reporting.tables import ci, data_table, findings_table
 
 __all__ = [
     "FOOTER_KEYS",
+    "HEADLINE_KINDS",
+    "HEADLINE_ROWS",
     "LIBRARIES",
     "PACKAGE_PATHS",
     "PAGE_JSON_SHAPE",
@@ -55,6 +68,7 @@ __all__ = [
     "Figure",
     "Finding",
     "Footer",
+    "Headline",
     "Link",
     "Markup",
     "Page",
@@ -66,6 +80,8 @@ __all__ = [
     "findings_table",
     "footer",
     "git_commit",
+    "headline_problems",
+    "headline_svg",
     "json_problems",
     "page_json",
     "process_versions",

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import jinja2
 
+from scopa_sim.reporting.charts import headline_svg
 from scopa_sim.reporting.page import Link, Page
 from scopa_sim.reporting.provenance import build_info, footer
 from scopa_sim.reporting.schema import json_problems, page_json
@@ -28,18 +29,25 @@ _ENV.tests["link"] = lambda value: isinstance(value, Link)
 _ENV.globals["build_info"] = build_info  # for templates rendered without a Page (tournaments)
 
 
+def _headline_chart(page: Page):
+    return None if page.headline is None else headline_svg(page.headline)
+
+
 def render_page(page: Page) -> str:
-    """The HTML of ``page``: its sections, data table, findings and footer."""
+    """The HTML of ``page``: its answer in a sentence and its chart (when it has a headline),
+    then its question and finding, sections, data table, findings and footer."""
     columns, rows = data_table(page.data)
     return _ENV.get_template("page.html.j2").render(
         page=page, footer=footer(page), data_columns=columns, data_rows=rows,
-        findings_rows=findings_table(page),
+        findings_rows=findings_table(page), headline_chart=_headline_chart(page),
     )  # fmt: skip
 
 
 def render_index(pages: list[Page], title: str = "scopa-sim reports") -> str:
-    """The index of a site: every page with its question and finding, linked with its twin."""
-    return _ENV.get_template("index.html.j2").render(pages=pages, title=title, build=build_info())
+    """The index of a site: every page as a card, its headline chart with the one-sentence answer
+    under it (a page without a headline shows its finding), linked with its twin."""
+    cards = [(page, _headline_chart(page)) for page in pages]
+    return _ENV.get_template("index.html.j2").render(cards=cards, title=title, build=build_info())
 
 
 def write_page(page: Page, out: Path) -> list[Path]:

@@ -11,14 +11,17 @@ from scopa_sim.reporting.provenance import build_info, run_json
 
 
 def page_json(page: Page) -> dict:
-    """The machine-readable twin of a page: its findings, the runs behind them (:func:`run_json`)
-    and the build that made it."""
-    return {
+    """The machine-readable twin of a page: its findings, the runs behind them (:func:`run_json`),
+    the build that made it, and its headline (sentence and chart rows) when it has one."""
+    document = {
         "page": page.slug,
         "findings": [f.to_json() for f in page.findings],
         "runs": [run_json(row) for row in page.data],
         "build": build_info().to_json(),
     }
+    if page.headline is not None:
+        document["headline"] = page.headline.to_json()
+    return document
 
 
 _OPTIONAL_NUMBER = (int, float, type(None))
@@ -55,6 +58,20 @@ PAGE_JSON_SHAPE: dict = {
             "details?": dict,  # optional key
         }
     ],
+    "headline?": {  # the answer at a glance and its chart's numbers, when the page has one
+        "sentence": str,
+        "axis": str,
+        "kind": str,
+        "reference": _OPTIONAL_NUMBER,
+        "rows": [
+            {
+                "label": str,
+                "estimate": _OPTIONAL_NUMBER,
+                "ci_low": _OPTIONAL_NUMBER,
+                "ci_high": _OPTIONAL_NUMBER,
+            }
+        ],
+    },
     "build": {
         "commit": str,
         "dirty": bool,

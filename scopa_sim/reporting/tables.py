@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+from scopa_sim import stats
 from scopa_sim.reporting.page import Page
 from scopa_sim.reporting.provenance import FOOTER_KEYS
 from scopa_sim.stats import Estimate
@@ -13,8 +14,11 @@ from scopa_sim.stats import detectable_effect_approx as detectable_effect
 
 
 def ci(estimate: Estimate, digits: int = 3) -> str:
-    """``value [low, high]`` for a table cell."""
+    """``value [low, high]`` for a table cell; the value and a flag in place of the interval
+    when the sample did not vary (``stats.not_estimable``)."""
     f = f"{{:.{digits}f}}"
+    if not estimate.estimable:
+        return f"{f.format(estimate.value)} ({stats.not_estimable_text(estimate.n)})"
     return f"{f.format(estimate.value)} [{f.format(estimate.low)}, {f.format(estimate.high)}]"
 
 
