@@ -115,3 +115,93 @@ def cards_of(mask: int) -> list[int]:
         out.append(low.bit_length() - 1)
         mask ^= low
     return out
+
+
+# Card names, as a player writes them (docs/rules.md, "Card names") -------------------------------
+
+#: Words for the ranks, by pack: the rank codes and numbers are always accepted besides.
+_RANK_WORDS = {
+    "italian-40": {
+        "asso": 1, "ace": 1, "due": 2, "two": 2, "tre": 3, "three": 3, "quattro": 4, "four": 4,
+        "cinque": 5, "five": 5, "sei": 6, "six": 6, "sette": 7, "seven": 7, "fante": 8,
+        "knave": 8, "jack": 8, "cavallo": 9, "knight": 9, "queen": 9, "re": 10, "king": 10,
+    },
+    "french-52": {
+        "ace": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+        "nine": 9, "ten": 10, "jack": 11, "queen": 12, "king": 13,
+    },
+}  # fmt: skip
+#: Words for the suits, by pack (singular and plural, English and Italian).
+_SUIT_WORDS = {
+    "italian-40": {
+        "denari": 0, "denaro": 0, "coins": 0, "coin": 0, "ori": 0, "coppe": 1, "coppa": 1,
+        "cups": 1, "cup": 1, "spade": 2, "spada": 2, "swords": 2, "sword": 2, "bastoni": 3,
+        "bastone": 3, "clubs": 3, "club": 3,
+    },
+    "french-52": {
+        "hearts": 0, "heart": 0, "diamonds": 1, "diamond": 1, "spades": 2, "spade": 2,
+        "clubs": 3, "club": 3,
+    },
+}  # fmt: skip
+#: Cards with a name of their own: the seven (and, Italian, the king) of the scoring suit.
+_NICKNAMES = {"settebello": (0, 7), "sette bello": (0, 7)}
+_ITALIAN_NICKNAMES = {"rebello": (0, 10), "re bello": (0, 10)}
+
+
+def parse_card(pack: Pack, text: str) -> int:
+    """The card id ``text`` names in ``pack``: an id (``6``), a code in any case (``7D``,
+    ``7d``; in the Italian pack also ``8D``..``10D`` for ``FD``, ``CD``, ``RD``), a name
+    (``settebello``, ``rebello``) or words (``seven of coins``, ``sette di denari``, ``7 coins``).
+    Raises ``ValueError`` naming the text and an example."""
+    raw = " ".join(str(text).strip().split())
+    word = raw.lower()
+    if not word:
+        raise ValueError("an empty card name; write e.g. 7D, settebello or a card id")
+    nick = {**_NICKNAMES, **(_ITALIAN_NICKNAMES if pack.name == "italian-40" else {})}
+    if word in nick:
+        return pack.card(*nick[word])
+    if word.isdigit():
+        card = int(word)
+        if card >= pack.n_cards:
+            raise ValueError(f"card id {card} is out of range 0..{pack.n_cards - 1}")
+        return card
+    words = [w for w in word.replace("-", " ").split(" ") if w not in ("of", "di", "de")]
+    if len(words) == 2:
+        rank = _RANK_WORDS.get(pack.name, {}).get(words[0])
+        if rank is None and words[0].isdigit():
+            rank = int(words[0])
+        suit = _SUIT_WORDS.get(pack.name, {}).get(words[1])
+        if rank is not None and suit is not None and 1 <= rank <= pack.ranks:
+            return pack.card(suit, rank)
+    elif len(words) == 1 and len(word) >= 2:
+        rank_code, suit_code = word[:-1].upper(), word[-1].upper()
+        if suit_code in pack.suit_codes:
+            suit = pack.suit_codes.index(suit_code)
+            if rank_code in pack.rank_codes[1:]:
+                return pack.card(suit, pack.rank_codes.index(rank_code))
+            if rank_code.isdigit() and 1 <= int(rank_code) <= pack.ranks:
+                return pack.card(suit, int(rank_code))
+    raise ValueError(
+        f"{raw!r} is not a card of the {pack.name} pack; write a code such as "
+        f"{pack.code(6)} or {pack.code(pack.ranks + 2)}, a name such as settebello, or an id "
+        f"0..{pack.n_cards - 1} (docs/rules.md, card names)"
+    )
+
+
+def parse_card_list(pack: Pack, text: str) -> list[int]:
+    """The cards of a list, in its order (repeats kept, for the caller to refuse): items
+    separated by commas, or by spaces when there is no comma; ``-`` or nothing is no card."""
+    text = str(text).strip()
+    if text in ("", "-"):
+        return []
+    items = text.split(",") if "," in text else text.split()
+    return [parse_card(pack, item) for item in items if item.strip()]
+
+
+def card_name(pack: Pack, card: int) -> str:
+    """The card in words, e.g. ``seven of coins`` (the settebello) or ``cavallo of cups``."""
+    words = {
+        "italian-40": ("", "ace", "2", "3", "4", "5", "6", "7", "fante", "cavallo", "re"),
+        "french-52": ("", "ace", *map(str, range(2, 11)), "jack", "queen", "king"),
+    }.get(pack.name, pack.rank_codes)
+    return f"{words[pack.rank(card)]} of {pack.suit_names[pack.suit(card)]}"

@@ -92,8 +92,10 @@ def replay_deal(record, number: int = 1) -> dict:
     """One deal of ``scopa-sim replay`` (an ``api.DealRecord``) as the data of the replay page:
     the state before every play (table, every hand, cards still to deal, captured cards and
     scope per side), the play, and the legal alternatives offered with the player's evaluation
-    of each when it has an ``explain`` method; then the end of the deal and the points."""
+    of each when it has an ``explain`` method, and the ``scopa-sim analyse`` command of the
+    position as the acting seat knows it; then the end of the deal and the points."""
     from scopa_sim.engine import reference
+    from scopa_sim.position import analyse_command
 
     rules = record.variant
     pack, n, sides = rules.pack, rules.n_players, rules.n_sides
@@ -176,6 +178,17 @@ def replay_deal(record, number: int = 1) -> dict:
             ]
             deal["plays"].append(
                 {
+                    "analyse": analyse_command(
+                        rules,
+                        seat,
+                        hands[seat],
+                        table,
+                        set().union(*captured),
+                        captured,
+                        scope,
+                        scores,
+                        -1 if last_capturer is None else last_capturer,
+                    ),
                     "number": play + 1,
                     "hand": hand_number,
                     "seat": seat,
@@ -233,3 +246,76 @@ def render_replay(records, title: str = "scopa-sim replay") -> str:
     deals = [replay_deal(r, k) for k, r in enumerate(records, 1)]
     colours = _SUIT_COLOURS
     return render_template("replay.html.j2", title=title, deals=deals, colours=colours)
+
+
+def position_page(document: dict) -> dict:
+    """The data of the position page from an analysis's JSON document (``scopa-sim analyse
+    --json``): the cards drawn as the replay draws them, and per move its interval placed on a
+    common scale (``x0``, ``x``, ``x1`` in percent of the chart's width)."""
+    from scopa_sim.rules import parse_variant
+
+    pos = document["position"]
+    rules = parse_variant(pos["variant"])
+    pack = rules.pack
+
+    def cards(codes, chosen=()) -> list[dict]:
+        return [_replay_card(pack, pack.parse(c), chosen=c in chosen) for c in codes]
+
+    moves = document["moves"]
+
+    def bound(e: dict, key: str) -> float:
+        return e["estimate"] if e[key] is None else e[key]  # no variation: no interval
+
+    lows = [bound(m["points"], "low") for m in moves] + [0.0]
+    highs = [bound(m["points"], "high") for m in moves] + [0.0]
+    low, high = min(lows), max(highs)
+    span = (high - low) or 1.0
+
+    def x(value: float) -> float:
+        return round(100 * (value - low) / span, 2)
+
+    rows = []
+    for m in moves:
+        rows.append(
+            {
+                **m,
+                "card_drawn": _replay_card(pack, pack.parse(m["card"])),
+                "takes_drawn": cards(m["takes"]),
+                "x0": x(bound(m["points"], "low")),
+                "x": x(m["points"]["estimate"]),
+                "x1": x(bound(m["points"], "high")),
+            }
+        )
+    best = moves[0]
+    return {
+        "variant": pos["variant"],
+        "pack": pack.name,
+        "legend": _legend(pack),
+        "position": pos,
+        "hand": cards(pos["hand"], chosen=(best["card"],)),
+        "table": cards(pos["table"], chosen=tuple(best["takes"])),
+        "seen": cards(pos["seen"]),
+        "captured_mine": cards(pos["captured_mine"]),
+        "captured_theirs": [cards(c) for c in pos["captured_theirs"]],
+        "moves": rows,
+        "zero": x(0.0),
+        "scale": (round(low, 2), round(high, 2)),
+        "with_win": any(m["win"] is not None for m in moves),
+        "document": document,
+    }
+
+
+def _legend(pack) -> str:
+    suits = ", ".join(
+        f"{code} {name}" for code, name in zip(pack.suit_codes, pack.suit_names, strict=True)
+    )
+    return f"{pack.name}: rank ({' '.join(pack.rank_codes[1:])}) then suit ({suits})"
+
+
+def render_position(document: dict, title: str | None = None) -> str:
+    """The self-contained page of an analysis (``scopa-sim analyse --html``): the position with
+    its cards drawn as in the deal viewer, and every move best first with its intervals."""
+    data = position_page(document)
+    pos = data["position"]
+    title = title or f"Analysis: {pos['variant']}, play {pos['play'] + 1}, seat {pos['seat']}"
+    return render_template("position.html.j2", title=title, page=data, colours=_SUIT_COLOURS)
