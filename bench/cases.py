@@ -12,7 +12,8 @@ from scopa_sim import api
 SEED = 1
 RUNNER_CHUNK = 5_000  # games per chunk in the runner rows: the same for every size of run
 DEALS_CHUNK = 100_000  # deals per chunk: the runner's default in deals mode (growth rows)
-GROUPS = ("native", "engine", "memory", "runner", "growth", "process", "presets", "paths")
+GROUPS = ("native", "engine", "memory", "runner", "growth", "process", "presets", "paths",
+          "search")  # fmt: skip
 RANDOM = ("random", "random")
 GREEDY = ("greedy", "greedy")
 

@@ -14,7 +14,10 @@ def annotate(row: dict, seen: dict[str, dict]) -> None:
     native = seen.get(NATIVE_NAME, {}).get("deals_per_second")
     if native and row["name"] != NATIVE_NAME and "deals_per_second" in row:
         row.setdefault("native_deals_per_second", native)  # a row may have its own, paired
-        row.setdefault("share_of_native", round(row["deals_per_second"] / native, 4))
+        share = row["deals_per_second"] / native  # a search row's is tiny: 3 figures kept
+        row.setdefault(
+            "share_of_native", round(share, 4) if share >= 1e-3 else float(f"{share:.3g}")
+        )
     if row.get("workers", 1) > 1 and "deals_per_second" in row and "speedup_vs_1_worker" not in row:
         one = seen.get(row["name"].replace(f"{row['workers']} workers", "1 worker"), {})
         if "deals_per_second" in one:

@@ -33,6 +33,7 @@ from bench.cases import (
 from bench.native import NATIVE_NAME, native_row
 from bench.output import annotate, show
 from bench.process import process_rows
+from bench.search import search_jobs
 from bench.timing import in_fresh_process, measure
 from scopa_sim import api
 
@@ -65,6 +66,8 @@ def jobs(groups: set[str], quick: bool, batch_size: int, runs: int) -> Iterator[
                 case = replace(case, count=case.count // QUICK)
             yield f"{case.name} ({case.count:,})", partial(preset_row, case, batch_size, runs)
     yield from _case_jobs(PATH_CASES, groups, quick, batch_size, runs)
+    if "search" in groups:
+        yield from search_jobs(quick, runs)
 
 
 def _case_jobs(cases, groups, quick, batch_size, runs) -> Iterator[tuple]:

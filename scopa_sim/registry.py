@@ -21,6 +21,7 @@ COMPILED: dict[str, str] = {
 SEARCH: dict[str, str] = {
     "pimc": "scopa_sim.players.pimc:PimcPlayer",
     "cheater": "scopa_sim.players.pimc:CheaterPlayer",
+    "ismcts": "scopa_sim.players.ismcts:IsmctsPlayer",
 }
 
 #: Every built-in player, the compiled ones first.

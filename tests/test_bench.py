@@ -15,6 +15,7 @@ import pytest
 import bench.cases
 import bench.native
 import bench.run
+import bench.search
 import bench.timing
 from scopa_sim import api
 from scopa_sim.rules import PRESETS
@@ -115,7 +116,9 @@ def test_the_full_bench_measures_every_case_at_its_size_and_quick_one_of_each_ki
     (process,) = [n for n in names if n.startswith("scopa-sim")]  # one job, both commands
     for n, w, cores in bench.cases.PROCESS_RUNS:
         assert f"--deals {n:,} --workers {w}{' on one core' if cores == 1 else ''}" in process
-    assert len(names) == 1 + len(cases) + len(bench.cases.GROWTH_SIZES) + 1
+    searches = [f"{c.name} ({c.deals:,} deals)" for c in bench.search.SEARCH_CASES]
+    assert [n for n in names if n.startswith("search ")] == searches
+    assert len(names) == 1 + len(cases) + len(bench.cases.GROWTH_SIZES) + 1 + len(searches)
     for what, make in full:  # the runner rows play chunks of the full size
         if "runner" in what:
             assert make.args[0].chunk == bench.cases.RUNNER_CHUNK, what

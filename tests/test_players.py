@@ -52,7 +52,7 @@ RULE_CASES = [pytest.param(name, "default", id=f"{name}-default") for name in PR
 PLAYER_NAMES = sorted(PLAYERS)
 #: Players that are handed the hidden cards (upper bounds), and search players.
 SEEING = {name for name, p in PLAYERS.items() if getattr(p, "sees_hidden_cards", False)}
-SEARCH = {name for name, p in PLAYERS.items() if hasattr(p, "samples")}
+SEARCH = {name for name, p in PLAYERS.items() if hasattr(p, "samples") or hasattr(p, "iterations")}
 
 
 def budget(name: str, fused: int, lockstep: int, search: int) -> int:
@@ -65,8 +65,10 @@ def budget(name: str, fused: int, lockstep: int, search: int) -> int:
 
 
 def conformance_player(name: str) -> Player:
-    """The registered player; a search player with at most 2 samples."""
+    """The registered player; a search player with at most 2 samples (4 tree iterations)."""
     p = PLAYERS[name]
+    if hasattr(p, "iterations"):
+        return dataclasses.replace(p, iterations=min(p.iterations, 4))
     return dataclasses.replace(p, samples=2) if name in SEARCH and p.samples > 2 else p
 
 

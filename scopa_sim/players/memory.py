@@ -12,6 +12,7 @@ double (two cards of a rank in hand) is known to leave few matches for the oppon
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -75,11 +76,13 @@ def exposure(
 @njit(cache=True, nogil=True, inline="always")
 def memory_row(
     card, capture, count, b, table, unseen, next_cards, next_scopa, scopa_counts, ranks,
-    rank_mask, rule, ace_mask, ace_no_scopa, value, premium,
+    rank_mask, rule, ace_mask, ace_no_scopa, value, premium, scopa_worth, caution, lay_cost,
 ):  # fmt: skip
     """Row ``b``'s choice among its ``count`` legal actions: the highest gain minus exposure
     (a score must beat the best so far by 1e-12, so ties go to the lowest slot). ``act`` and
-    the fused engine both call this, so their floating-point sums are the same."""
+    the fused engine both call this, so their floating-point sums are the same. The weights
+    (:class:`MemoryPlayer`'s fields) are 1.0, 1.0 and 0.01 by default: a product by 1.0 is
+    exact, so the defaults play bit for bit as the unweighted rule did."""
     one = np.uint64(1)
     n_unseen = popcount(unseen)
     best, best_score = 0, -1e300
@@ -97,12 +100,12 @@ def memory_row(
                 taken & ace_mask
             ) == 0
             if after == 0 and scopa_counts and not (ace_no_scopa and ace_sweep):
-                gain += 1.0
+                gain += scopa_worth
         else:
-            gain = -value[played_card] * 0.01  # lay the cheapest card, other things equal
-        score = gain - exposure(
-            after, unseen, n_unseen, next_cards, next_scopa, ranks, rank_mask, rule, ace_mask,
-            value, premium,
+            gain = -value[played_card] * lay_cost  # lay the cheapest card, other things equal
+        score = gain - caution * exposure(
+            after, unseen, n_unseen, next_cards, next_scopa * scopa_worth, ranks, rank_mask,
+            rule, ace_mask, value, premium,
         )  # fmt: skip
         if score > best_score + 1e-12:
             best, best_score = k, score
@@ -112,14 +115,15 @@ def memory_row(
 @njit(cache=True, nogil=True)
 def _memory(
     card, capture, count, hand, table, captured, played, full, next_cards, next_scopa,
-    scopa_counts, ranks, rank_mask, rule, ace_mask, ace_no_scopa, value, premium,
+    scopa_counts, ranks, rank_mask, rule, ace_mask, ace_no_scopa, value, premium, weights,
 ):  # fmt: skip
     out = np.zeros(len(count), np.int64)
     for b in range(len(count)):
         unseen = unseen_cards(full, hand[b], table[b], captured[b], played[b])
         out[b] = memory_row(
             card, capture, count[b], b, table[b], unseen, next_cards, next_scopa, scopa_counts,
-            ranks, rank_mask, rule, ace_mask, ace_no_scopa, value, premium,
+            ranks, rank_mask, rule, ace_mask, ace_no_scopa, value, premium, weights[0],
+            weights[1], weights[2],
         )  # fmt: skip
     return out
 
@@ -131,13 +135,15 @@ def _memory_choice(
     n_pack_cards, act_card, act_capture, act_group,
 ):  # fmt: skip
     """The fused row policy's choice: :func:`memory_row`, compiled apart from the kernel;
-    ``params`` = the premium cards, ``values`` = the card values."""
+    ``params`` = the premium cards, ``values`` = the card values, then the scopa's worth, the
+    caution and the lay cost."""
     n = n_pack_cards
     full = (np.uint64(1) << np.uint64(n)) - np.uint64(1)
     unseen = unseen_cards(full, hand, table, captured_any, played)
     return memory_row(
         act_card, act_capture, count, 0, table, unseen, next_cards, next_scopa, scopa_ok, ranks,
-        rank_mask, rule, ace_mask, ace_no_scopa, values[:n], np.uint64(params[0]),
+        rank_mask, rule, ace_mask, ace_no_scopa, values[:n], np.uint64(params[0]), values[n],
+        values[n + 1], values[n + 2],
     )  # fmt: skip
 
 
@@ -152,14 +158,46 @@ class MemoryPlayer(Player):
     name = "memory"
     summary = "counts cards; weighs each play against the next player's chance to sweep or take 7s"
     fused_policy = FusedPolicy("memory", memory_decide)
+    #: Its weights, in points (``scopa-sim tune`` searches them; the defaults are the rule as
+    #: first written): a scopa's worth, the weight of what a play exposes, the cost of a laid
+    #: card per point of its value, and what a settebello, a seven and a coin are worth on top
+    #: of ``tactics.card_values``.
+    scopa: float = 1.0
+    caution: float = 1.0
+    lay: float = 0.01
+    extra_settebello: float = 0.0
+    extra_sevens: float = 0.0
+    extra_coins: float = 0.0
+
+    #: The weights ``scopa-sim tune`` (:mod:`scopa_sim.tuning`) searches, each with the range
+    #: it searches it in.
+    WEIGHTS: ClassVar[dict[str, tuple[float, float]]] = {
+        "scopa": (0.0, 4.0), "caution": (0.0, 3.0), "lay": (0.0, 0.2),
+        "extra_settebello": (-1.0, 2.0), "extra_sevens": (-0.5, 1.0), "extra_coins": (-0.3, 0.6),
+    }  # fmt: skip
+
+    def card_worths(self, variant: Variant) -> np.ndarray:
+        """``tactics.card_values(variant)`` with the extra worths added (a sum of 0.0 leaves
+        a value as it was)."""
+        value = card_values(variant).copy()
+        pack = variant.pack
+        for c in range(pack.n_cards):
+            if c == variant.settebello:
+                value[c] += self.extra_settebello
+            if pack.rank(c) == 7:
+                value[c] += self.extra_sevens
+            if pack.suit(c) == 0:
+                value[c] += self.extra_coins
+        return value
 
     def fused_params(self, variant: Variant) -> np.ndarray:
         """``[premium_cards(variant)]``: the mask of the sevens and the settebello."""
         return np.array([premium_cards(variant)], np.uint64).astype(np.int64)
 
     def fused_values(self, variant: Variant) -> np.ndarray:
-        """``tactics.card_values(variant)``: each card's worth in points, per card id."""
-        return card_values(variant)
+        """:meth:`card_worths` (each card's worth in points, per card id), then the scopa's
+        worth, the caution and the lay cost."""
+        return np.concatenate((self.card_worths(variant), [self.scopa, self.caution, self.lay]))
 
     def act(self, obs: Observation, legal: LegalActions, rng) -> np.ndarray:
         variant = obs.variant
@@ -172,5 +210,6 @@ class MemoryPlayer(Player):
             np.bitwise_or.reduce(obs.captured, axis=1), obs.played, variant.pack.full_mask,
             int(next_hand_sizes(variant)[obs.play]), next_scopa, scopa_counts, rules.ranks,
             rank_masks(variant), rules.rule, rules.ace_mask, rules.ace_no_scopa,
-            card_values(variant), premium_cards(variant),
+            self.card_worths(variant), premium_cards(variant),
+            np.array([self.scopa, self.caution, self.lay]),
         )  # fmt: skip

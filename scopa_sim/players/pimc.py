@@ -26,6 +26,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from scopa_sim import seeding
 from scopa_sim.contract import LegalActions, Observation, Player
 from scopa_sim.engine import fused, scoring
 from scopa_sim.engine.kernels import (
@@ -125,6 +126,25 @@ def _determinise(
                 i += 1
             if used != n_unseen:  # only if the layout and the seen cards disagree
                 raise RuntimeError("determinisation: unseen cards do not fit the hands to come")
+
+
+def determinise(obs: Observation, uniforms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Deals consistent with what each row's seat has seen, from ``uniforms[rows, samples,
+    cards]``: the hands ``uint64[rows * samples, n_players]`` (the seat's own hand kept) and the
+    packs ``int8[rows * samples, cards]`` (sample ``s`` of row ``b`` at ``b * samples + s``)."""
+    variant = obs.variant
+    rows, samples = uniforms.shape[0], uniforms.shape[1]
+    round_of, in_hand, starts = hand_layout(variant)
+    hands = np.zeros((rows * samples, variant.n_players), np.uint64)
+    pack = np.zeros((rows * samples, variant.pack.n_cards), np.int8)
+    _determinise(
+        obs.hand, obs.table, np.bitwise_or.reduce(obs.captured, axis=1), obs.played,
+        variant.pack.full_mask, np.full(rows, obs.seat, np.int64),
+        np.repeat(in_hand[obs.play][None, :], rows, axis=0), np.full(rows, round_of[obs.play]),
+        starts, np.asarray(variant.hands, np.int64), variant.pack.n_cards, uniforms, hands,
+        pack,
+    )  # fmt: skip
+    return hands, pack
 
 
 @njit(cache=True, nogil=True)
@@ -287,8 +307,12 @@ class PimcPlayer(Player):
     name = "pimc"
     summary = "determinised Monte Carlo search: samples hidden hands, rolls every action out"
     samples: int = 64
+    #: A compiled player's name, or ``mix``: each rollout seats on every side a player drawn
+    #: from ``mixture`` (see :func:`play_rollouts`), so the opponent model is not one player.
     rollout: str = "greedy"
     endgame: int = 0
+    #: The players of ``rollout=mix``, joined by ``+`` (a name twice weighs it twice).
+    mixture: str = "greedy+memory+chitarrella"
 
     def __post_init__(self):
         if not 1 <= self.samples <= 4096:
@@ -297,7 +321,7 @@ class PimcPlayer(Player):
             raise RulesError(
                 f"pimc endgame (plays left solved exactly) runs 0..12, not {self.endgame}"
             )
-        rollout_player(self.rollout)
+        rollout_players(self.rollout, self.mixture)
 
     def act(self, obs: Observation, legal: LegalActions, rng) -> np.ndarray:
         values = self.evaluate(obs, legal, rng)
@@ -331,21 +355,12 @@ class PimcPlayer(Player):
     def _deals(self, obs: Observation, rng) -> _Hidden:
         """The sampled hands and packs of every row (``samples`` per row)."""
         variant = obs.variant
-        rows, samples, n = len(obs.hand), self.samples, variant.n_players
-        round_of, in_hand, starts = hand_layout(variant)
-        hands = np.zeros((rows * samples, n), np.uint64)
-        pack = np.zeros((rows * samples, variant.pack.n_cards), np.int8)
+        rows, samples = len(obs.hand), self.samples
         uniforms = rng.random(size=samples * variant.pack.n_cards).reshape(
             rows, samples, variant.pack.n_cards
         )
         keys = (rng.random(size=samples) * 2.0**63).astype(np.uint64)  # [rows, samples]
-        _determinise(
-            obs.hand, obs.table, np.bitwise_or.reduce(obs.captured, axis=1), obs.played,
-            variant.pack.full_mask, np.full(rows, obs.seat, np.int64),
-            np.repeat(in_hand[obs.play][None, :], rows, axis=0), np.full(rows, round_of[obs.play]),
-            starts, np.asarray(variant.hands, np.int64), variant.pack.n_cards, uniforms, hands,
-            pack,
-        )  # fmt: skip
+        hands, pack = determinise(obs, uniforms)
         return _Hidden(hands, pack, keys.reshape(-1))
 
     @staticmethod
@@ -406,8 +421,8 @@ class PimcPlayer(Player):
         end_scope = scope.T.copy()
         exact = self._solvable(variant, obs.play + 1)
         if len(going) and not exact:
-            lineup = [rollout_player(self.rollout)] * variant.n_sides
-            end = fused.play_from_states(variant, lineup, state.take(going))
+            players = rollout_players(self.rollout, self.mixture)
+            end = play_rollouts(variant, players, state.take(going))
             end_captured[going], end_scope[going] = end.captured, end.scope
             stopped[going] = end.stopped_by >= 0
         diff = point_difference(variant, end_captured, end_scope, stopped, side)
@@ -509,6 +524,61 @@ def rollout_player(name: str) -> Player:
     return COMPILED[name]
 
 
+@cache
+def rollout_players(rollout: str, mixture: str = "") -> tuple[Player, ...]:
+    """The rollout players a search names: ``(rollout_player(rollout),)``, or for ``mix`` the
+    players of ``mixture`` (names joined by ``+``), in its order."""
+    if rollout != "mix":
+        return (rollout_player(rollout),)
+    names = [name.strip() for name in mixture.split("+")]
+    if not mixture.strip() or not all(names):
+        raise RulesError(
+            f"a rollout mixture names compiled players joined by '+' (e.g. greedy+memory), "
+            f"not {mixture!r}"
+        )
+    return tuple(rollout_player(name) for name in names)
+
+
+#: Counter hashed with a rollout's key and a side to draw that side's player from a mixture:
+#: apart from the counters the fused engine hashes the key with (plays, calls).
+_MIXTURE_COUNTER = np.uint64(0x6D69780000000000)
+
+
+def mixture_seats(n_players: int, keys: np.ndarray, n_sides: int) -> np.ndarray:
+    """``int64[rows, sides]``: the mixture index each side of each rollout plays, uniform and a
+    function of the rollout's key alone (so the actions of one sample meet the same players)."""
+    out = np.empty((len(keys), n_sides), np.int64)
+    for s in range(n_sides):
+        bits = seeding.hash_counters(np.asarray(keys, np.uint64), _MIXTURE_COUNTER + np.uint64(s))
+        out[:, s] = np.minimum(
+            (seeding.to_uniform(bits) * n_players).astype(np.int64), n_players - 1
+        )
+    return out
+
+
+def play_rollouts(variant: Variant, players: tuple[Player, ...], state) -> fused.DealEnd:
+    """Play each state to its deal's end on the fused engine: with one player on every side, or
+    with a mixture, each rollout's sides drawn by :func:`mixture_seats` and the rollouts played
+    in groups of one lineup each (a rollout's end depends only on its own state and key)."""
+    sides = variant.n_sides
+    if len(players) == 1:
+        return fused.play_from_states(variant, [players[0]] * sides, state)
+    seats = mixture_seats(len(players), state.deal_keys, sides)
+    code = seats @ (len(players) ** np.arange(sides))
+    rows = len(code)
+    captured = np.zeros((rows, sides), np.uint64)
+    scope = np.zeros((rows, sides), np.int16)
+    leftovers = np.zeros(rows, np.uint64)
+    stopped_by = np.full(rows, -1, np.int8)
+    for value in np.unique(code):
+        group = np.flatnonzero(code == value)
+        lineup = [players[i] for i in seats[group[0]]]
+        end = fused.play_from_states(variant, lineup, state.take(group))
+        captured[group], scope[group] = end.captured, end.scope
+        leftovers[group], stopped_by[group] = end.leftovers, end.stopped_by
+    return fused.DealEnd(captured, scope, leftovers, stopped_by)
+
+
 @dataclass(frozen=True)
 class CheaterPlayer(PimcPlayer):
     """The same search on the true deal: it sees every hand and the stock (one sample, the real
@@ -522,7 +592,7 @@ class CheaterPlayer(PimcPlayer):
     def __post_init__(self):
         if self.samples != 1:
             raise RulesError("cheater searches the one true deal: samples is 1")
-        rollout_player(self.rollout)
+        rollout_players(self.rollout, self.mixture)
 
     def _deals(self, obs: Observation, rng) -> _Hidden:
         if obs.hidden_hands is None or obs.hidden_pack is None:
