@@ -155,11 +155,17 @@ def test_scopa_sim_has_no_import_cycle():
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("scopa_sim", "scopa_sim.cards", "scopa_sim.registry"),  # __init__: the version only
     ("scopa_sim.rules",),
-    ("scopa_sim.jit", "scopa_sim.seeding", "scopa_sim.stats", "scopa_sim.text"),
+    (
+        "scopa_sim.jit",
+        "scopa_sim.seeding",
+        "scopa_sim.sizes",
+        "scopa_sim.stats",
+        "scopa_sim.text",
+    ),
     ("scopa_sim.contract",),
     ("scopa_sim.engine",),
     ("scopa_sim.players",),
-    ("scopa_sim.storage", "scopa_sim.lineup"),
+    ("scopa_sim.storage", "scopa_sim.integrity", "scopa_sim.lineup", "scopa_sim.position"),
     ("scopa_sim.api",),
     ("scopa_sim.testing",),
     ("scopa_sim.reporting",),
@@ -171,6 +177,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "scopa_sim.planning",
         "scopa_sim.interventions",
         "scopa_sim.tournament",
+        "scopa_sim.tuning",
     ),
     ("scopa_sim.cli", "scopa_sim.launch", "scopa_sim.__main__"),
 )

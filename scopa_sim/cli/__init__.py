@@ -10,11 +10,23 @@ imports the engine, the runner or Parquet only once its command line has been re
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 
 from scopa_sim import __version__
-from scopa_sim.cli import compare, plan, players, replay, simulate, tournament, variants
+from scopa_sim.cli import (
+    analyse,
+    compare,
+    migrate,
+    plan,
+    players,
+    replay,
+    simulate,
+    tournament,
+    tune,
+    variants,
+)
 from scopa_sim.cli.batch import load_batch
 from scopa_sim.cli.checks import (
     PLAYER_NAMES,
@@ -65,11 +77,14 @@ EXIT_INTERRUPTED = 130
 COMMANDS = {
     "simulate": simulate,
     "replay": replay,
+    "analyse": analyse,
     "compare": compare,
     "plan": plan,
     "tournament": tournament,
     "variants": variants,
+    "tune": tune,
     "players": players,
+    "migrate": migrate,
 }
 
 
@@ -84,7 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Monte Carlo strategy analysis for Scopa and its family.",
         epilog=(
             "Run 'scopa-sim COMMAND --help' for the options of a command. The rules of every "
-            f"variant and option: {RULES_DOC}."
+            f"variant and option: {RULES_DOC}. A player of your own that misbehaves stops the "
+            "command with one line naming it and the decision; SCOPA_SIM_DEBUG=1 also prints "
+            "the traceback of its code (docs/players.md)."
         ),
     )
     parser.add_argument("--version", action="version", version=f"scopa-sim {__version__}")
@@ -100,6 +117,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return COMMANDS[args.command].run(args, getattr(args, "parser", parser))
     except user_errors() as err:
+        debug_trace = getattr(err, "traceback", None)  # a PlayerError's: the player's own code
+        if debug_trace and os.environ.get("SCOPA_SIM_DEBUG") == "1":
+            print(debug_trace, end="", file=sys.stderr)
         print(f"scopa-sim: error: {error_text(err)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
