@@ -85,8 +85,15 @@ def lockstep() -> None:
 def search() -> None:
     """The search players' kernels (they roll out on the fused engine, so this runs after it)."""
     from scopa_sim import api
+    from scopa_sim.rules import variant
 
     api.play_deals("classic", ["pimc:samples=2:endgame=4", "cheater"], deals=4, seed=0)
+    api.play_deals(
+        "classic", ["ismcts:iterations=4", "pimc:samples=2:rollout=mix"], deals=2, seed=0
+    )
+    from scopa_sim.position.winning import win_table
+
+    win_table(variant("classic"), deals=200)  # the game-win solver of scopa-sim analyse
 
 
 def every_policy_kernel(checked: bool = False):

@@ -30,6 +30,9 @@ NAMES = [f"p{k}" for k in range(len(SKILL))]
 PAIRS = [(i, j) for i in range(len(SKILL)) for j in range(i + 1, len(SKILL))]
 PACKS, LADDERS, REPLICATES = 300, 200, 1000
 
+# The coverage fixture is the cost of this file: one worker computes it once for every test.
+pytestmark = pytest.mark.xdist_group("rating-audit")
+
 
 def ladder(rng: np.random.Generator, packs: int = PACKS) -> dict:
     """Per pairing, A's outcome (0, 1/2, 1) on every pack of one ladder."""

@@ -398,6 +398,15 @@ def descendants(pid: int) -> set[int]:
     return found
 
 
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of ``pid`` so far (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -443,9 +452,12 @@ def test_workers_exit_when_their_parent_is_killed(tmp_path, pool):
             assert time.monotonic() < deadline, "no chunk and worker within 90 s"
             workers = {p for p in descendants(proc.pid) if alive(p)}
             time.sleep(0.02)
-        if pool == "compare":
-            time.sleep(8)  # the workers boot and take their first tasks
-            workers = {p for p in descendants(proc.pid) if alive(p)}
+        if pool == "compare":  # until two workers have booted and play (a second of CPU each)
+            while len([p for p in workers if cpu_seconds(p) > 1.0]) < 2:
+                assert proc.poll() is None, proc.stderr.read()
+                assert time.monotonic() < deadline, "two working workers within 90 s"
+                workers = {p for p in descendants(proc.pid) if alive(p)}
+                time.sleep(0.05)
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
         deadline = time.monotonic() + 10
