@@ -23,20 +23,12 @@ from hypothesis import strategies as st
 from scopa_sim import cli, sizes, storage
 from scopa_sim.runner import RunConfig, RunError
 from scopa_sim.tournament.schedule import folder_name
+from tests.support.cli import scopa_sim
 
 ROOT = Path(__file__).resolve().parents[1]
 HUGE = "99999999999999999999"
 PREFIXES = ("scopa-sim: error:", "scopa-sim simulate: error:", "scopa-sim compare: error:",
             "scopa-sim plan: error:", "scopa-sim tournament: error:")  # fmt: skip
-
-
-def scopa_sim(capsys, *args) -> tuple[int, str, str]:
-    try:
-        status = cli.main([str(a) for a in args])
-    except SystemExit as exit:
-        status = exit.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def one_line_refusal(status, out, err, *fragments) -> str:

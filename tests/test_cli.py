@@ -22,20 +22,11 @@ import pytest
 from scopa_sim import cli, runner, seeding, storage
 from scopa_sim.players import PLAYERS
 from scopa_sim.rules import CATEGORIES, OPTIONS, PRESETS, variant
+from tests.support.cli import scopa_sim
 
 PYTHON = sys.executable
 KINGS = (9, 19, 29, 39)
 PREFIXES = ("scopa-sim: error:", "scopa-sim simulate: error:", "scopa-sim replay: error:")
-
-
-def scopa_sim(capsys, *args) -> tuple[int, str, str]:
-    """Run the command line in this process: (exit status, stdout, stderr)."""
-    try:
-        status = cli.main([str(a) for a in args])
-    except SystemExit as exit:  # argparse: --help, and its own errors
-        status = exit.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def assert_bad_input(status, out, err, *fragments) -> str:

@@ -21,8 +21,9 @@ import sys
 import numpy as np
 import pytest
 
-from scopa_sim import api, cli, compare, compare_page, stats
+from scopa_sim import api, compare, compare_page, stats
 from scopa_sim.rules import parse_variant, variant
+from tests.support.cli import scopa_sim
 
 PYTHON = sys.executable
 KEYS = {
@@ -32,16 +33,6 @@ KEYS = {
 }  # fmt: skip
 DIFF_KEYS = ("diff", "diff_ci_low", "diff_ci_high", "p_value", "p_holm", "design")
 PROGRESS = re.compile(r"^([\d,]+) (deals|games) per arm: largest CI half-width ([\d.]+)$")
-
-
-def scopa_sim(capsys, *args) -> tuple[int, str, str]:
-    """Run the command line in this process: (exit status, stdout, stderr)."""
-    try:
-        status = cli.main([str(a) for a in args])
-    except SystemExit as exit:  # argparse errors
-        status = exit.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def strict_json(text: str):

@@ -12,18 +12,10 @@ import json
 
 import pytest
 
-from scopa_sim import cli, compare, planning, sizes
+from scopa_sim import compare, planning, sizes
+from tests.support.cli import scopa_sim
 
 ARMS = ["classic", "classic:forced_capture=true", "escoba"]
-
-
-def scopa_sim(capsys, *args) -> tuple[int, str, str]:
-    try:
-        status = cli.main([str(a) for a in args])
-    except SystemExit as exit:
-        status = exit.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def refused(capsys, *args) -> str:

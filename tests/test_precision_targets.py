@@ -12,18 +12,10 @@ import math
 
 import pytest
 
-from scopa_sim import cli, compare, compare_page, precision, sizes
+from scopa_sim import compare, compare_page, precision, sizes
+from tests.support.cli import scopa_sim
 
 FORCED = ["classic", "classic:forced_capture=true"]
-
-
-def scopa_sim(capsys, *args) -> tuple[int, str, str]:
-    try:
-        status = cli.main([str(a) for a in args])
-    except SystemExit as exit:
-        status = exit.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def test_unmet_target_exits_3_naming_each_metric_its_size_and_what_would_be_needed(capsys):

@@ -24,9 +24,10 @@ from html.parser import HTMLParser
 import numpy as np
 import pytest
 
-from scopa_sim import api, cli, reporting
+from scopa_sim import api, reporting
 from scopa_sim.players import GreedyPlayer, Player
 from scopa_sim.rules import PRESETS, variant
+from tests.support.cli import scopa_sim
 
 ON_CI = os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
 URL = re.compile(r"(?:https?|ftp|file):|//", re.IGNORECASE)
@@ -102,15 +103,6 @@ class ReplayPage(HTMLParser):
     @property
     def plays(self) -> list[dict]:
         return [s for s in self.steps if "play" in s["classes"]]
-
-
-def scopa_sim(capsys, *args) -> tuple[int, str, str]:
-    try:
-        status = cli.main([str(a) for a in args])
-    except SystemExit as exit:
-        status = exit.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def playable_pack(v, seed: int) -> list[int]:

@@ -25,13 +25,14 @@ import numpy as np
 import polars as pl
 import pytest
 
-from scopa_sim import api, cli, seeding
+from scopa_sim import api, seeding
 from scopa_sim.contract import PlayerError, choice_problem
 from scopa_sim.engine import batch
 from scopa_sim.lineup import lineup_problem
 from scopa_sim.players import PLAYERS, canonical_spec, player, spec_of, spec_text
 from scopa_sim.rules import RulesError, variant
 from scopa_sim.testing import PlayerCheckError, check_player
+from tests.support.cli import scopa_sim as run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -100,15 +101,6 @@ def importable(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("SCOPA_SIM_DEBUG", raising=False)
     return tmp_path
-
-
-def run_cli(capsys, *args) -> tuple[int, str, str]:
-    try:
-        status = cli.main([str(a) for a in args])
-    except SystemExit as exit:
-        status = exit.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def one_line_error(status: int, err: str) -> str:

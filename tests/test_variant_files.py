@@ -34,20 +34,12 @@ from scopa_sim.rules.definition import from_definition, to_toml
 from scopa_sim.rules.files import parse_variant_file
 from scopa_sim.rules.presets import PRESET_NAMES, preset_text
 from tests import test_agreement
+from tests.support.cli import scopa_sim
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "configs" / "variants"
 PACKAGE = ROOT / "scopa_sim" / "rules" / "presets"
 EXAMPLES = sorted((CONFIGS / "examples").glob("*.toml"))
-
-
-def scopa_sim(capsys, *args) -> tuple[int, str, str]:
-    try:
-        status = cli.main([str(a) for a in args])
-    except SystemExit as exit:
-        status = exit.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def write(tmp_path: Path, text: str, name: str = "house.toml") -> Path:

@@ -71,7 +71,10 @@ def add_parser(commands) -> None:
     )  # fmt: skip
     ana.set_defaults(parser=ana)
     add = ana.add_argument
-    add("--variant", required=True, metavar="NAME", help=f"a preset: {', '.join(PRESETS)}")
+    add(
+        "--variant", required=True, metavar="NAME|FILE.toml",
+        help=f"a preset ({', '.join(PRESETS)}) or a variant file (docs/rules.md)",
+    )  # fmt: skip
     add("--option", action="append", default=[], metavar="KEY=VALUE", help="a rule option")
     add("--hand", required=True, metavar="CARDS", help="your own cards")
     add("--table", default="", metavar="CARDS", help="the cards on the table (default none)")
