@@ -33,13 +33,7 @@ _CHUNK = 100  # bootstrap replicates per weight matrix (memory: chunk x units)
 def _weights(n: int, replicates: int, seed: int):
     """Bootstrap weights (how often each unit is drawn), ``_CHUNK`` replicates at a time, from
     one fixed seed: the same draws for every column of a tournament."""
-    rng = np.random.default_rng(seed)
-    done = 0
-    while done < replicates:
-        k = min(_CHUNK, replicates - done)
-        draws = rng.integers(0, n, size=(k, n)) + n * np.arange(k)[:, None]
-        yield np.bincount(draws.ravel(), minlength=k * n).reshape(k, n).astype(np.float64)
-        done += k
+    yield from stats.bootstrap_weights(n, replicates, np.random.default_rng(seed), _CHUNK)
 
 
 @dataclass(frozen=True)
