@@ -58,14 +58,16 @@ def test_a_mixture_of_one_player_twice_plays_as_that_player():
     np.testing.assert_array_equal(mixed.totals, plain.totals)
 
 
-def test_mixture_rollouts_are_reproducible_and_independent_of_the_batch():
-    spec = "pimc:samples=4:rollout=mix"
-    runs = [
-        api.play_deals("scopone", [spec, "memory"], deals=12, seed=9, batch_size=size)
-        for size in (12, 5, 12)
-    ]
+def assert_same_deals_whatever_the_batch(rules, lineup, deals, seed, sizes):
+    """Two runs at the first batch size and one at another give the same totals."""
+    runs = [api.play_deals(rules, lineup, deals=deals, seed=seed, batch_size=s) for s in sizes]
     for other in runs[1:]:
         np.testing.assert_array_equal(runs[0].totals, other.totals)
+
+
+def test_mixture_rollouts_are_reproducible_and_independent_of_the_batch():
+    spec = "pimc:samples=4:rollout=mix"
+    assert_same_deals_whatever_the_batch("scopone", [spec, "memory"], 12, 9, (12, 5, 12))
 
 
 def test_mixture_seats_are_uniform_and_a_function_of_the_key():
@@ -135,13 +137,9 @@ def test_ismcts_is_registered_fair_and_not_compiled():
 
 
 def test_ismcts_is_reproducible_and_independent_of_the_batch():
-    spec = "ismcts:iterations=8"
-    runs = [
-        api.play_deals("classic", [spec, "greedy"], deals=10, seed=4, batch_size=size)
-        for size in (10, 3, 10)
-    ]
-    for other in runs[1:]:
-        np.testing.assert_array_equal(runs[0].totals, other.totals)
+    assert_same_deals_whatever_the_batch(
+        "classic", ["ismcts:iterations=8", "greedy"], 10, 4, (10, 3, 10)
+    )
 
 
 def test_ismcts_beats_random_on_duplicate_deals():
