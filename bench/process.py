@@ -70,21 +70,21 @@ def process_rows(quick: bool, runs: int) -> list[dict]:
     timed: list[list[dict]] = [[] for _ in PROCESS_RUNS]
     written = [0] * len(PROCESS_RUNS)
     with tempfile.TemporaryDirectory(prefix="scopa-bench-") as tmp:
-        out = Path(tmp) / "run"
-        for _ in range(runs):
+        for round_ in range(runs):
             if isinstance(binary, Path):
                 natives.append(native_deals / run_native(binary, native_deals)["seconds"])
             for k, (deals, workers, cores) in enumerate(PROCESS_RUNS):
                 if cores and not confinable:
                     continue
                 count = deals // PROCESS_QUICK if quick else deals
-                shutil.rmtree(out, ignore_errors=True)
-                Path(tmp, "run.manifest.json").unlink(missing_ok=True)
+                # a folder of its own: nothing a command left behind meets the next one
+                out = Path(tmp) / f"run-{round_}-{k}"
                 command = _process_command(script, count, workers, quick, out)
                 cpus = set(sorted(every_cpu)[:cores]) if cores else None
                 result = timed_command(command, Path(tmp) / "log.txt", cpus)
                 timed[k].append({**result, "speed": count / result["seconds"]})
                 written[k] = sum(f.stat().st_size for f in out.rglob("*.parquet"))
+                shutil.rmtree(out, ignore_errors=True)  # the disk it took, for the next one
     rows = []
     one_core = next(k for k, (_, _, cores) in enumerate(PROCESS_RUNS) if cores == 1)
     for k, (deals, workers, cores) in enumerate(PROCESS_RUNS):

@@ -101,8 +101,11 @@ def in_fresh_process(case: Case, count: int, batch_size: int, runs: int = 1) -> 
     )
     out = subprocess.run(
         [sys.executable, "-m", "bench", "--child", spec],
-        check=True, capture_output=True, text=True, cwd=ROOT,
+        capture_output=True, text=True, cwd=ROOT,
     )  # fmt: skip
+    if out.returncode:
+        raise RuntimeError(f"{case.name}: the measuring process exited with {out.returncode}: "
+                           f"{out.stderr.strip()[-2000:]}")  # fmt: skip
     return json.loads(out.stdout)
 
 
@@ -131,8 +134,10 @@ def timed_command(command: list[str], log: Path, cpus: set[int] | None = None) -
     only = ",".join(str(cpu) for cpu in sorted(cpus)) if cpus else ""
     out = subprocess.run(
         [sys.executable, "-S", "-c", _TIMED, str(log), only, *command],
-        check=True, capture_output=True, text=True,
+        capture_output=True, text=True,
     )  # fmt: skip
+    if out.returncode:
+        raise RuntimeError(f"timing {' '.join(command)} failed: {out.stderr.strip()[-2000:]}")
     result = json.loads(out.stdout)
     if result["status"]:
         tail = log.read_text(errors="replace")[-500:]
