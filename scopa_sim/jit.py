@@ -1,7 +1,7 @@
 """numba, set up once for the package's compiled kernels: import ``njit`` from here, and the
 bit instructions the kernels share (``ctpop``, ``cttz``, ``ctlz``).
 
-Six things are set up.
+Seven things are set up.
 
 *The cache is stamped with the whole package.* numba keys a cached function by its own source
 file, but the kernels inline functions of other modules, so after an edit of ``kernels.py`` the
@@ -32,6 +32,14 @@ numba refreshes its whole target context (dozens of modules, every typing and lo
 registry), which every command, worker and test process paid on its first call. Machine code
 loaded from the cache needs only numba's runtime, so a lookup initialises that alone; a miss
 compiles as before, and compiling refreshes the context itself.
+
+*Two overloads of one function never share a cache file.* numba names a new overload's data
+file by the first number its index does not use, and writes the index before the data; two
+processes compiling two overloads of one function at once (two test workers, a command and its
+workers) can so pick the same file, and the index can end up pointing one signature at the other's
+machine code, which runs on the wrong types. Here the data file is named by a digest of its key
+and written before the index entry, so an entry only ever names its own overload's code (a race
+can still drop an entry: that overload is compiled again).
 
 *A closure over jitted functions has a stable cache key.* numba keys a cached closure by the
 pickle of its cells, which for a jitted function differs in every process, so a kernel built by
@@ -228,6 +236,30 @@ def _load_cached_without_refreshing() -> None:
 
 
 _load_cached_without_refreshing()
+
+
+def _name_cache_files_by_their_keys() -> None:
+    from numba.core import caching
+
+    if getattr(caching.IndexDataCacheFile.save, "_named_by_key", False):
+        return
+
+    def save(self, key, data):
+        """``IndexDataCacheFile.save``, the data file named by its key and written first (see
+        the module's docstring)."""
+        number = int.from_bytes(hashlib.sha256(self._dump(key)).digest()[:6], "big")
+        name = self._data_name(number)
+        self._save_data(name, data)
+        overloads = self._load_index()  # read again now: another process may have added one
+        if overloads.get(key) != name:
+            overloads[key] = name
+            self._save_index(overloads)
+
+    save._named_by_key = True  # type: ignore[attr-defined]
+    caching.IndexDataCacheFile.save = save
+
+
+_name_cache_files_by_their_keys()
 
 
 def _bit_intrinsic(name: str, doc: str):

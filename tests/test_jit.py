@@ -260,3 +260,43 @@ def test_kernels_load_from_the_cache_without_numba_refreshing_its_registries():
         for _ in range(2)
     ]
     assert runs[1].split() == ["False", "10.0", "True", "False"]
+
+
+def _save_two_overloads_at_once(folder: Path) -> caching.IndexDataCacheFile:
+    """Two processes save two overloads of one function into one cache, both having read the
+    index before either wrote it, the first one's machine code written last."""
+    first = caching.IndexDataCacheFile(str(folder), "f-1.py311", b"stamp")
+    second = caching.IndexDataCacheFile(str(folder), "f-1.py311", b"stamp")
+    second._load_index = lambda: {}  # what it read before the first wrote
+    held = []
+    first._save_data = lambda name, data: held.append((name, data))
+    first.save(("int64", "magic"), "code of int64")
+    second.save(("float64", "magic"), "code of float64")
+    del first._save_data
+    for name, data in held:
+        first._save_data(name, data)
+    return caching.IndexDataCacheFile(str(folder), "f-1.py311", b"stamp")
+
+
+def test_two_overloads_saved_at_once_never_share_a_data_file(tmp_path):
+    """Each index entry names its own overload's machine code, whatever the order of two
+    processes' writes (numba's own save can point one signature at the other's code); a lost
+    entry only means a compile. A key's file is named alike in every process, so a new
+    compile of it overwrites its file rather than adding one."""
+    reader = _save_two_overloads_at_once(tmp_path)
+    assert reader.load(("float64", "magic")) == "code of float64"  # the index written last
+    assert reader.load(("int64", "magic")) in ("code of int64", None)
+
+    script = (
+        "import scopa_sim.jit; from numba.core import caching; "
+        f"f = caching.IndexDataCacheFile({str(tmp_path)!r}, 'g', b's'); "
+        "f.save(('int64', 'magic'), 1); print(sorted(f._load_index().values()))"
+    )
+    root = Path(__file__).resolve().parents[1]
+    names = {
+        subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=root
+        ).stdout
+        for _ in range(2)
+    }
+    assert len(names) == 1 and ".nbc" in names.pop()
