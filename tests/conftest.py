@@ -8,6 +8,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
+from tests.support.browser import require_chromium
+
 ROOT = Path(__file__).resolve().parents[1]
 WARMUP = Path(__file__).with_name("_warmup.py")
 
@@ -49,3 +53,10 @@ def pytest_configure(config):
     _finish(search, "search")
     _finish(checked, "checked")
     print(f"numba kernels warmed in {time.perf_counter() - started:.0f} s")
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    """Headless Chromium's path (tests/support/browser.py): the test skips without it, but not
+    on CI."""
+    return require_chromium()

@@ -22,23 +22,12 @@ import pytest
 
 from analyses import framework, variant_comparison
 from scopa_sim import reporting, stats
-from tests.test_html import ON_CI, external_references, find_chromium, run_chromium
+from tests.support.browser import run_chromium
+from tests.test_html import external_references
 
 pytestmark = pytest.mark.xdist_group("html")  # the browser tests share one worker
 
 WIDTHS = (390, 1280)
-
-
-@pytest.fixture(scope="module")
-def chromium() -> str:
-    """Headless Chromium, as tests/test_html.py finds it: skipped without it, but not on CI."""
-    found = find_chromium()
-    if found is None:
-        message = "headless Chromium not found (Debian package 'chromium'); run `make browser`"
-        if ON_CI:
-            pytest.fail(f"{message}: on CI the layout tests must run, not skip")
-        pytest.skip(message)
-    return found
 
 
 def estimate(value: float, half: float = 0.1, n: int = 100) -> stats.Estimate:

@@ -5,9 +5,8 @@ A page must open from disk with no network: no external URL in any ``src``/``hre
 and every chart an inline ``<svg>``. The same inputs give byte-identical pages, also across
 processes with different hash seeds.
 
-Pages are rendered in headless Chromium (Debian's ``chromium`` package; ``make browser`` installs
-it, and ``.ci/run`` calls that before ``make test``). Without the browser the rendering tests skip
-on a developer machine but fail on CI (``CI=true``), so CI cannot pass without rendering.
+Pages are rendered in headless Chromium (``tests/support/browser.py``; ``make browser`` installs
+it, and ``.ci/run`` calls that before ``make test``): skipped without it, except on CI.
 """
 
 from __future__ import annotations
@@ -15,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import struct
 import subprocess
 import sys
@@ -27,9 +25,9 @@ import numpy as np
 import pytest
 
 from scopa_sim import compare, compare_page, reporting, stats
+from tests.support.browser import run_chromium
 
 PYTHON = sys.executable
-ON_CI = os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
 XMLNS = re.compile(r'\sxmlns(?::[\w-]+)?\s*=\s*"http://www\.w3\.org/[^"]*"')
 EXTERNAL = re.compile(r"^\s*(?:[a-z][a-z0-9+.-]*:)?//", re.IGNORECASE)  # http://, https://, //
 ATTRIBUTE_URL = re.compile(
@@ -243,39 +241,6 @@ def _package_status(root: Path) -> str:
 
 
 # headless Chromium ------------------------------------------------------------------------------
-
-
-def find_chromium() -> str | None:
-    for candidate in (os.environ.get("CHROMIUM"), shutil.which("chromium"), "/usr/bin/chromium"):
-        if candidate and os.access(candidate, os.X_OK):
-            return candidate
-    return None
-
-
-@pytest.fixture(scope="module")
-def chromium() -> str:
-    found = find_chromium()
-    if found is None:
-        message = "headless Chromium not found (Debian package 'chromium'); run `make browser`"
-        if ON_CI:
-            pytest.fail(f"{message}: on CI the page rendering tests must run, not skip")
-        pytest.skip(message)
-    return found
-
-
-def run_chromium(chromium: str, profile: Path, *args: str) -> subprocess.CompletedProcess:
-    profile.mkdir(parents=True, exist_ok=True)
-    command = [
-        chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-        "--no-first-run", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", f"--user-data-dir={profile}",
-        # no name resolves: a page that needed the network would render without its resources
-        "--host-resolver-rules=MAP * ~NOTFOUND",
-        *args,
-    ]  # fmt: skip
-    proc = subprocess.run(command, capture_output=True, text=True, timeout=180)
-    assert proc.returncode == 0, f"chromium exit {proc.returncode}:\n{proc.stderr[-3000:]}"
-    return proc
 
 
 def dump_dom(chromium: str, tmp_path: Path, page: Path) -> str:

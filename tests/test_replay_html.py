@@ -13,7 +13,6 @@ recorded run. Without JavaScript every play is shown; the small inline script st
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
 import shutil
@@ -27,9 +26,9 @@ import pytest
 from scopa_sim import api, reporting
 from scopa_sim.players import GreedyPlayer, Player
 from scopa_sim.rules import PRESETS, variant
+from tests.support.browser import ON_CI, run_chromium
 from tests.support.cli import scopa_sim
 
-ON_CI = os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
 URL = re.compile(r"(?:https?|ftp|file):|//", re.IGNORECASE)
 
 
@@ -472,35 +471,13 @@ def test_the_stepper_steps_with_buttons_and_arrow_keys():
     assert run_stepper(html, page, hash="#play-2-5")["start"]["current"] == 36 + 1 + 4
 
 
-def find_chromium() -> str | None:
-    for candidate in (os.environ.get("CHROMIUM"), shutil.which("chromium"), "/usr/bin/chromium"):
-        if candidate and os.access(candidate, os.X_OK):
-            return candidate
-    return None
-
-
 @pytest.mark.xdist_group("html")
-def test_the_page_renders_one_play_at_a_time_in_headless_chromium(tmp_path):
-    chromium = find_chromium()
-    if chromium is None:
-        message = "headless Chromium not found (Debian package 'chromium'); run `make browser`"
-        if ON_CI:
-            pytest.fail(message)
-        pytest.skip(message)
+def test_the_page_renders_one_play_at_a_time_in_headless_chromium(chromium, tmp_path):
     v = variant("scopa-52-4p")
     record = api.play_packs(v, ["greedy"] * 4, [playable_pack(v, 1)])[0]
     page_file = tmp_path / "page.html"
     page_file.write_text(reporting.render_replay([record]), encoding="utf-8")
-    proc = subprocess.run(
-        [
-            chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-            "--disable-background-networking", f"--user-data-dir={tmp_path / 'profile'}",
-            "--host-resolver-rules=MAP * ~NOTFOUND", "--dump-dom", page_file.as_uri(),
-        ],
-        capture_output=True, text=True, timeout=180, check=False,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    dom = proc.stdout
+    dom = run_chromium(chromium, tmp_path / "profile", "--dump-dom", page_file.as_uri()).stdout
     assert re.search(r'<html[^>]*class="js"', dom)
     assert len(re.findall(r'class="step play current"', dom)) == 1
     assert 'id="stepper" hidden' not in dom
