@@ -136,7 +136,7 @@ def test_bad_input_gets_one_line_and_exit_2(capsys, argv, words):
 
 
 def test_hand_sizes_are_pimc_s_hand_layout_for_every_preset():
-    from scopa_sim.players.pimc import hand_layout
+    from scopa_sim.players.sampling import hand_layout
     from scopa_sim.position.model import hand_sizes
     from scopa_sim.rules import PRESETS
 

@@ -19,7 +19,7 @@ from scopa_sim.engine import batch as engine
 from scopa_sim.engine import fused
 from scopa_sim.players import PLAYERS, Player, player
 from scopa_sim.players.ismcts import IsmctsPlayer
-from scopa_sim.players.pimc import mixture_seats, play_rollouts, rollout_players
+from scopa_sim.players.rollouts import mixture_seats, play_rollouts, rollout_players
 from scopa_sim.rules import RulesError, variant
 
 

@@ -3,7 +3,7 @@
 One tree per decision, over the moves of every seat as the acting seat sees them: a node is a
 sequence of moves (card and capture) from the decision point, whoever made them. Each iteration
 deals a fresh determinisation (the hidden cards dealt at random consistently with what the seat
-has seen, ``pimc.determinise``) and walks down the tree along moves legal in that deal: while
+has seen, ``sampling.determinise``) and walks down the tree along moves legal in that deal: while
 every legal move has a child, it takes the child of highest UCB value (its side's mean point
 difference plus ``exploration * sqrt(ln(availability) / visits)``, availability counting the
 iterations in which that move was legal); at the first legal move without one, it adds that child.
@@ -28,13 +28,9 @@ from scopa_sim.contract import LegalActions, Observation, Player
 from scopa_sim.engine import fused, scoring
 from scopa_sim.engine.kernels import KernelRules, apply_row, row_actions, row_tables
 from scopa_sim.jit import njit
-from scopa_sim.players.pimc import (
-    PimcPlayer,
-    determinise,
-    hand_layout,
-    play_rollouts,
-    rollout_players,
-)
+from scopa_sim.players.pimc import PimcPlayer
+from scopa_sim.players.rollouts import play_rollouts, rollout_players
+from scopa_sim.players.sampling import determinise, hand_layout
 from scopa_sim.rules import RulesError, Variant
 
 #: Largest number of tree nodes held at once (rows of a slice x nodes per tree): bounds memory.

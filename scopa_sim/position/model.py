@@ -280,8 +280,9 @@ def _check_shape(rules: Variant, n_hand: int, n_table: int, n_seen: int, seat) -
 
 @cache
 def hand_sizes(variant: Variant) -> tuple[tuple[int, ...], ...]:
-    """Per play, the cards each seat holds just before it: pimc's ``hand_layout`` (a test holds
-    the two equal), here without the engine's imports so that bad input answers at once."""
+    """Per play, the cards each seat holds just before it: ``players.sampling.hand_layout`` (a
+    test holds the two equal), here without the engine's imports so that bad input answers at
+    once."""
     n, out = variant.n_players, []
     for size in variant.hands:
         for q in range(size * n):

@@ -1,7 +1,8 @@
 """Every legal move of a position rolled out on the same determinised samples, with the ends kept.
 
-The search is pimc's (``players/pimc.py``), driven here so that each sample's end of the deal is
-kept and not only its point difference: the position is replicated in ``samples`` rows of one
+The search is pimc's (``players/pimc.py``, with the deals of ``players/sampling.py`` and the
+rollouts of ``players/rollouts.py``), driven here so that each sample's end of the deal is kept
+and not only its point difference: the position is replicated in ``samples`` rows of one
 observation, each row draws the random numbers ``PimcPlayer(samples=1)`` would draw there (one
 determinisation of the hidden cards and one rollout key), every legal action is played in it and
 the deal is rolled out to its end with the player's rollout players on the fused engine. Every
@@ -23,14 +24,10 @@ from scopa_sim import seeding
 from scopa_sim.contract import LegalActions
 from scopa_sim.engine import kernels, scoring
 from scopa_sim.engine.deals import DealState
-from scopa_sim.players.pimc import (
-    PimcPlayer,
-    determinise,
-    hand_layout,
-    play_rollouts,
-    point_difference,
-    rollout_players,
-)
+from scopa_sim.players.endgame import point_difference
+from scopa_sim.players.pimc import PimcPlayer
+from scopa_sim.players.rollouts import play_rollouts, rollout_players
+from scopa_sim.players.sampling import determinise, hand_layout
 from scopa_sim.position.model import Position
 
 

@@ -133,7 +133,7 @@ def win_table(variant: Variant, player: str = "greedy", deals: int = TABLE_DEALS
     """The table of ``variant`` (two sides), its deals played by the compiled ``player`` on
     both sides (a search player would cost a great deal for a table of many deals)."""
     from scopa_sim.engine.batch import play_deals
-    from scopa_sim.players.pimc import rollout_player
+    from scopa_sim.players.rollouts import rollout_player
 
     if variant.n_sides != 2:
         raise ValueError("the win table is for games of two sides")
