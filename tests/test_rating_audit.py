@@ -14,6 +14,7 @@ rejects data it cannot fit; a real tournament reports the fit, the scale and the
 
 from __future__ import annotations
 
+import functools
 import json
 
 import numpy as np
@@ -68,8 +69,13 @@ def per_pairing_intervals(outcomes: dict, seed: int) -> np.ndarray:
     return np.percentile(elo, [2.5, 97.5], axis=0).T
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def coverage() -> tuple[np.ndarray, np.ndarray]:
+    return _coverage()
+
+
+@functools.cache  # not a module fixture: xdist may run other modules' tests between its users
+def _coverage() -> tuple[np.ndarray, np.ndarray]:
     """Per player, the share of ladders whose interval covers the truth: joint, per pairing."""
     truth = true_ratings()
     joint = np.zeros(len(SKILL))
