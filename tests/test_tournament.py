@@ -143,7 +143,7 @@ def test_swapping_the_players_flips_the_signs(tmp_path):
 
 
 def test_any_number_of_workers_gives_the_same_results(tmp_path):
-    common = ("--variant", "classic", "--players", "random,greedy,defensive", "--deals", 3000,
+    common = ("--variant", "classic", "--players", "random,greedy,memory", "--deals", 3000,
               "--seed", 7, "--chunk-size", 1000)  # fmt: skip
     one = run_json(*common, "--workers", 1, "--out", tmp_path / "one")
     two = run_json(*common, "--workers", 2, "--out", tmp_path / "two")
