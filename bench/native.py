@@ -33,12 +33,17 @@ def native_binary() -> Path | str:
     if not shutil.which(cc):
         return f"no C compiler ({cc}) to build {NATIVE_BINARY.relative_to(ROOT)}"
     NATIVE_BINARY.parent.mkdir(exist_ok=True)
+    # Built beside it under a name of this process's, then moved into place in one step: another
+    # process running the program meanwhile never meets a half-written file.
+    partial = NATIVE_BINARY.with_name(f"{NATIVE_BINARY.name}.{os.getpid()}.tmp")
     build = subprocess.run(
-        [cc, *NATIVE_FLAGS, "-o", str(NATIVE_BINARY), str(NATIVE_SOURCE), "-lm"],
+        [cc, *NATIVE_FLAGS, "-o", str(partial), str(NATIVE_SOURCE), "-lm"],
         capture_output=True, text=True,
     )  # fmt: skip
     if build.returncode:
+        partial.unlink(missing_ok=True)
         return f"{cc} failed to build the native program: {build.stderr.strip()[-300:]}"
+    os.replace(partial, NATIVE_BINARY)
     return NATIVE_BINARY
 
 

@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -178,3 +179,22 @@ def test_a_timed_command_runs_on_the_cpus_it_is_given(tmp_path):
     assert log.read_text().strip() == f"[{cpu}]"
     bench.timing.timed_command(show, log)
     assert log.read_text().strip() == str(sorted(os.sched_getaffinity(0)))
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler (cc)")
+def test_the_native_program_is_built_aside_then_moved_into_place(tmp_path, monkeypatch):
+    """Another process may be running build/native_scopa while this one builds it (two test
+    workers, a bench and a test): the compiler writes another file, moved into place whole."""
+    target = tmp_path / "build" / "native_scopa"
+    monkeypatch.setattr(bench.native, "NATIVE_BINARY", target)
+    seen, real = [], subprocess.run
+
+    def run(command, **kwargs):
+        seen.append((Path(command[command.index("-o") + 1]), target.exists()))
+        return real(command, **kwargs)
+
+    monkeypatch.setattr(bench.native.subprocess, "run", run)
+    assert bench.native.native_binary() == target and os.access(target, os.X_OK)
+    ((written, existed),) = seen
+    assert written != target and written.parent == target.parent
+    assert not existed and not written.exists()
