@@ -186,6 +186,10 @@ class Player:
     #: True only for a player that is handed the hidden cards (``Observation.hidden_*``): an
     #: upper bound such as ``cheater``, which tournaments rate apart from the fair players.
     sees_hidden_cards: ClassVar[bool] = False
+    #: True for a search player, whose every decision costs thousands of rollouts: a run that
+    #: seats one is cut into small chunks by default (``sizes.default_chunk_size``), so that a
+    #: run of a few thousand deals still gives every worker work.
+    searches: ClassVar[bool] = False
 
     def fused_params(self, variant: Variant) -> np.ndarray:
         """The integers the fused row policy needs for ``variant``, as one ``int64`` vector

@@ -18,6 +18,7 @@ __all__ = [
     "MAX_COUNT",
     "MAX_WORKERS",
     "MIN_UNITS",
+    "default_chunk_size",
     "memory_bytes",
     "memory_problem",
     "run_size_problem",
@@ -39,6 +40,19 @@ MAX_CHUNK_SIZE = {"deals": 10_000_000, "games": 2_000_000}
 
 #: Parallel workers: each is a process (or a Dask task slot); more is a typing slip.
 MAX_WORKERS = 1024
+
+#: Games (deals) per chunk file of a run when none is given: a chunk of heuristic players plays
+#: in seconds. A run that seats a search player (``Player.searches``) takes minutes for a chunk
+#: of this size, so it gets chunks of ``SEARCH_CHUNK_SIZE``: a run of a few thousand deals then
+#: still has a chunk for every worker, and an interrupted run loses little.
+DEFAULT_CHUNK_SIZE = {"deals": 100_000, "games": 20_000}
+SEARCH_CHUNK_SIZE = {"deals": 1_000, "games": 200}
+
+
+def default_chunk_size(mode: str, searching: bool = False) -> int:
+    """The chunk size of a run of ``mode`` given none; ``searching``: a search player plays."""
+    sizes = SEARCH_CHUNK_SIZE if searching else DEFAULT_CHUNK_SIZE
+    return sizes.get(mode, sizes["games"])
 
 
 def _count_text(count: int) -> str:

@@ -51,8 +51,14 @@ def check_run_early(settings: dict) -> bool:
         isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size <= 0
     ):
         return False
-    default_chunk = 20_000 if settings["mode"] == "games" else 100_000  # as RunConfig.create
-    if problem := sizes.run_size_problem(settings["mode"], count, chunk_size or default_chunk):
+    mode = settings["mode"]
+    if chunk_size is None:
+        # The default depends on whether a search player plays (sizes.default_chunk_size). When
+        # the smaller (search) size fits, so does the other; else RunConfig.create, which knows
+        # the players, words the problem for the size that applies.
+        if sizes.run_size_problem(mode, count, sizes.default_chunk_size(mode, searching=True)):
+            return False
+    elif problem := sizes.run_size_problem(mode, count, chunk_size):
         raise InputError(problem)
     players, out, name = settings["players"], settings["out"], settings.get("name")
     if isinstance(players, str):

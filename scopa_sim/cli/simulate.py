@@ -115,8 +115,9 @@ def add_parser(commands) -> None:
     sim.add_argument("--name", help="the run's name in the data (default: the --out folder's name)")
     add_run_options(
         sim,
-        chunk_help="games (or deals) per chunk file (default 20000 games or 100000 deals; with "
-        "--config it overrides every run's chunk_size)",
+        chunk_help="games (or deals) per chunk file (default 20000 games or 100000 deals; 200 "
+        "games or 1000 deals when a search player such as pimc plays, so that the workers share "
+        "the run; with --config it overrides every run's chunk_size)",
         bars="a progress bar",
     )
 

@@ -90,7 +90,8 @@ def add_parser(commands) -> None:
     add_workers_option(tour)
     add_run_options(
         tour,
-        chunk_help="deals (games) per chunk file (default 10000 deals or 2000 games)",
+        chunk_help="deals (games) per chunk file (default 10000 deals or 2000 games; 1000 deals "
+        "or 200 games when a search player such as pimc plays, so that the workers share a run)",
         bars="progress bars",
     )
     tour.add_argument("--json", action="store_true", help="print the results as one JSON object")

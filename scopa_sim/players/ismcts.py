@@ -187,6 +187,7 @@ class IsmctsPlayer(Player):
 
     name = "ismcts"
     summary = "information-set Monte Carlo tree search: one tree, a new determinisation each walk"
+    searches = True
     iterations: int = 256
     exploration: float = 4.0
     rollout: str = "greedy"

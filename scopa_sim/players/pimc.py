@@ -54,6 +54,7 @@ class PimcPlayer(Player):
 
     name = "pimc"
     summary = "determinised Monte Carlo search: samples hidden hands, rolls every action out"
+    searches = True
     samples: int = 64
     #: A compiled player's name, or ``mix``: each rollout seats on every side a player drawn
     #: from ``mixture`` (see :func:`play_rollouts`), so the opponent model is not one player.

@@ -65,11 +65,13 @@ class RunConfig:
             raise RunError(f"the number of {mode} must be positive, not {count}")
         if seed < 0:
             raise RunError(f"the seed must be zero or positive, not {seed}")
-        chunk_size = (20_000 if mode == "games" else 100_000) if chunk_size is None else chunk_size
-        if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size <= 0:
-            raise RunError(f"the chunk size must be a positive whole number, not {chunk_size!r}")
-        if problem := sizes.run_size_problem(mode, int(count), chunk_size):
-            raise RunError(problem)  # before anything is written: no list of chunks is built
+        if chunk_size is not None:
+            if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size <= 0:
+                raise RunError(
+                    f"the chunk size must be a positive whole number, not {chunk_size!r}"
+                )
+            if problem := sizes.run_size_problem(mode, int(count), chunk_size):
+                raise RunError(problem)  # before anything is written: no list of chunks is built
         if isinstance(players, str):
             players = players.split(",")
         if not isinstance(players, list | tuple) or not all(isinstance(p, str) for p in players):
@@ -92,11 +94,17 @@ class RunConfig:
             mode=mode,
             count=int(count),
             seed=int(seed),
-            chunk_size=int(chunk_size),
+            chunk_size=0 if chunk_size is None else int(chunk_size),
             out=out,
             definition=definition,
         )
-        api.resolve(config.rules(), config.players)  # unknown player, wrong number of players
+        # unknown player, wrong number of players
+        _, resolved = api.resolve(config.rules(), config.players)
+        if chunk_size is None:  # the default, small when a search player plays
+            searching = any(p.searches for p in resolved)
+            config = replace(config, chunk_size=sizes.default_chunk_size(mode, searching))
+            if problem := sizes.run_size_problem(mode, config.count, config.chunk_size):
+                raise RunError(problem)
         # The data name each player by its one spelling (players.canonical_spec, docs/players.md).
         return replace(config, players=tuple(map(api.canonical_spec, config.players)))
 

@@ -18,13 +18,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from scopa_sim import runner, storage
+from scopa_sim import runner, sizes, storage
 from scopa_sim.lineup import lineup_problem
 from scopa_sim.players import player as player_from_spec
 from scopa_sim.rules import variant
 
-#: Chunk sizes of a tournament's runs: small enough for several workers to share a run.
+#: Chunk sizes of a tournament's runs: small enough for several workers to share a run. A
+#: tournament with a search player (``Player.searches``) takes the runner's search chunk size
+#: (``sizes.SEARCH_CHUNK_SIZE``): its runs take minutes a thousand deals.
 CHUNK_SIZE = {"deals": 10_000, "games": 2_000}
+
+
+def default_chunk_size(mode: str, searching: bool) -> int:
+    """The chunk size of a tournament's runs given none (``searching``: a search player plays)."""
+    return sizes.default_chunk_size(mode, searching=True) if searching else CHUNK_SIZE[mode]
 
 
 class TournamentError(runner.RunError):
@@ -36,6 +43,7 @@ class Entrant:
     spec: str  # as given on the command line
     folder: str  # the spec as a folder-name part
     sees_hidden_cards: bool
+    searches: bool  # a search player (Player.searches): the runs default to small chunks
 
 
 @dataclass(frozen=True)
@@ -106,7 +114,8 @@ def plan(
     for spec in specs:
         resolved = player_from_spec(spec)  # unknown player
         hidden = bool(getattr(resolved, "sees_hidden_cards", False))
-        entrants.append(Entrant(spec, folder_name(spec), hidden))
+        entrants.append(Entrant(spec, folder_name(spec), hidden, resolved.searches))
+    searching = any(e.searches for e in entrants)
     folders = {}
     for e in entrants:
         if e.folder in folders:
@@ -122,7 +131,7 @@ def plan(
             f"--out {out} would hold the tournament in the current folder or above it; name a "
             "new folder, e.g. --out data/tournaments/mine"
         )
-    chunk_size = CHUNK_SIZE[mode] if chunk_size is None else chunk_size
+    chunk_size = default_chunk_size(mode, searching) if chunk_size is None else chunk_size
     pairings = []
     for i, a in enumerate(entrants):
         for b in entrants[i + 1 :]:
@@ -251,7 +260,7 @@ def command_line(tournament: Tournament, out_given: Path | None = None) -> str:
         args += ["--option", f"{key}={value}"]
     args += ["--players", ",".join(e.spec for e in t.entrants)]
     args += [f"--{t.mode}", str(t.count), "--seed", str(t.seed)]
-    if t.chunk_size != CHUNK_SIZE[t.mode]:
+    if t.chunk_size != default_chunk_size(t.mode, any(e.searches for e in t.entrants)):
         args += ["--chunk-size", str(t.chunk_size)]
     if out_given is not None:
         args += ["--out", str(out_given)]
