@@ -71,9 +71,15 @@ def add_parser(commands) -> None:
     )  # fmt: skip
     ana.set_defaults(parser=ana)
     add = ana.add_argument
-    add(
-        "--variant", required=True, metavar="NAME|FILE.toml",
+    rules = ana.add_mutually_exclusive_group(required=True)
+    rules.add_argument(
+        "--variant", metavar="NAME|FILE.toml",
         help=f"a preset ({', '.join(PRESETS)}) or a variant file (docs/rules.md)",
+    )  # fmt: skip
+    rules.add_argument(
+        "--run", type=Path, metavar="DIR",
+        help="or the rules of the run in DIR (its variant and options, as its manifest records "
+        "them; the deal viewer of a run names it so)",
     )  # fmt: skip
     add("--option", action="append", default=[], metavar="KEY=VALUE", help="a rule option")
     add("--hand", required=True, metavar="CARDS", help="your own cards")
@@ -127,11 +133,29 @@ def resolve_variant(name: str, options: list[str]) -> Variant:
     return parse_variant(spec)
 
 
+def run_rules(folder: Path, options: list[str]) -> Variant:
+    """The rules of the run in ``folder`` (``--run``), with ``--option`` on top."""
+    from scopa_sim import storage
+    from scopa_sim.rules import parse_assignments, variant_of_config
+    from scopa_sim.rules.presets import with_options
+
+    manifest = storage.read_manifest(folder)
+    if manifest is None:
+        raise InputError(
+            f"--run {folder}: no run there (no manifest.json); give a folder that "
+            "scopa-sim simulate or a tournament wrote, or --variant"
+        )
+    return with_options(variant_of_config(manifest["config"]), parse_assignments(options))
+
+
 def read_position(args):
     """The checked position of the command line (a ``position.Position``)."""
     from scopa_sim.position import position
 
-    rules = resolve_variant(args.variant, args.option)
+    if args.run is not None:
+        rules = run_rules(args.run, args.option)
+    else:
+        rules = resolve_variant(args.variant, args.option)
     pack = rules.pack
 
     def cards(text, option):
@@ -197,7 +221,7 @@ def run(args, parser) -> int:
         from scopa_sim.reporting.replay import render_position
 
         try:
-            args.html.write_text(render_position(document), encoding="utf-8")
+            args.html.write_text(render_position(document, rules=pos.variant), encoding="utf-8")
         except OSError as err:
             raise InputError(f"cannot write {args.html}: {err.strerror}") from None
     print(json.dumps(document) if args.json else "\n".join(format_analysis(document)))

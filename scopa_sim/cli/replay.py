@@ -91,7 +91,9 @@ def run(args, parser) -> int:
     if args.html:
         from scopa_sim import reporting
 
-        page = reporting.render_replay(records, title=_replay_title(args))
+        # A run's plays name its rules by the folder (a variant file's run has no preset name).
+        words = ("--run", str(args.run)) if args.run else None
+        page = reporting.render_replay(records, title=_replay_title(args), variant_words=words)
         try:
             args.html.write_text(page, encoding="utf-8")
         except OSError as err:

@@ -11,6 +11,7 @@ after it.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -357,10 +358,13 @@ def side_word(side: int, others, which: int) -> str:
 
 
 def analyse_command(
-    variant: Variant, seat, hand, table, seen, captured, scope, scores, last_capturer
-) -> str:
+    variant: Variant, seat, hand, table, seen, captured, scope, scores, last_capturer,
+    variant_words: Sequence[str] | None = None,
+) -> str:  # fmt: skip
     """The ``scopa-sim analyse`` command of a position given by absolute sides (what the
-    replay page shows for each play)."""
+    replay page shows for each play). The variant is named by ``variant_words`` when given
+    (``--run DIR``: the rules of a run), else by its file (``Variant.source``) or preset, with
+    the options that differ from its defaults."""
     pack, sides = variant.pack, variant.n_sides
     side = seat % sides
     others = [(side + k) % sides for k in range(1, sides)]
@@ -369,9 +373,13 @@ def analyse_command(
         return ",".join(pack.code(c) for c in sorted(cards)) or "-"
 
     name, _, options = variant.describe().partition(":")
-    words = ["scopa-sim", "analyse", "--variant", name]
-    for item in filter(None, options.split(",")):
-        words += ["--option", item]
+    words = ["scopa-sim", "analyse"]
+    if variant_words is not None:
+        words += list(variant_words)
+    else:
+        words += ["--variant", variant.source or name]
+        for item in filter(None, options.split(",")):
+            words += ["--option", item]
     words += ["--seat", str(seat), "--hand", codes(hand), "--table", codes(table)]
     words += ["--seen", codes(seen)]
     if captured[side]:
@@ -388,4 +396,4 @@ def analyse_command(
         words += ["--scores", ",".join(str(scores[s]) for s in [side, *others])]
     if last_capturer >= 0:
         words += ["--last-capturer", side_word(side, others, last_capturer)]
-    return " ".join(words)
+    return shlex.join(words)

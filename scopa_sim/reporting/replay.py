@@ -88,12 +88,14 @@ def _explain_row(player, rules, state: dict, play: int, seat: int, legal) -> lis
     return [float(v) for v in values.reshape(1, -1)[0, : len(legal)]]
 
 
-def replay_deal(record, number: int = 1) -> dict:
+def replay_deal(record, number: int = 1, variant_words=None) -> dict:
     """One deal of ``scopa-sim replay`` (an ``api.DealRecord``) as the data of the replay page:
     the state before every play (table, every hand, cards still to deal, captured cards and
     scope per side), the play, and the legal alternatives offered with the player's evaluation
     of each when it has an ``explain`` method, and the ``scopa-sim analyse`` command of the
-    position as the acting seat knows it; then the end of the deal and the points."""
+    position as the acting seat knows it (``variant_words`` name the rules in it, e.g.
+    ``("--run", DIR)``; else the variant's file or preset); then the end of the deal and the
+    points."""
     from scopa_sim.engine import reference
     from scopa_sim.position import analyse_command
 
@@ -188,6 +190,7 @@ def replay_deal(record, number: int = 1) -> dict:
                         scope,
                         scores,
                         -1 if last_capturer is None else last_capturer,
+                        variant_words,
                     ),
                     "number": play + 1,
                     "hand": hand_number,
@@ -239,23 +242,26 @@ def replay_deal(record, number: int = 1) -> dict:
     return deal
 
 
-def render_replay(records, title: str = "scopa-sim replay") -> str:
+def render_replay(records, title: str = "scopa-sim replay", variant_words=None) -> str:
     """The self-contained replay page of one or more deals (``api.DealRecord``): every play
-    shown at once without JavaScript; with it, one play at a time (Previous/Next, arrow keys)."""
+    shown at once without JavaScript; with it, one play at a time (Previous/Next, arrow keys).
+    ``variant_words``: how each play's ``scopa-sim analyse`` command names the rules
+    (:func:`replay_deal`)."""
     records = list(records)
-    deals = [replay_deal(r, k) for k, r in enumerate(records, 1)]
+    deals = [replay_deal(r, k, variant_words) for k, r in enumerate(records, 1)]
     colours = _SUIT_COLOURS
     return render_template("replay.html.j2", title=title, deals=deals, colours=colours)
 
 
-def position_page(document: dict) -> dict:
+def position_page(document: dict, rules=None) -> dict:
     """The data of the position page from an analysis's JSON document (``scopa-sim analyse
     --json``): the cards drawn as the replay draws them, and per move its interval placed on a
-    common scale (``x0``, ``x``, ``x1`` in percent of the chart's width)."""
+    common scale (``x0``, ``x``, ``x1`` in percent of the chart's width). ``rules``: the
+    analysis's variant; without it, the preset and options the document names."""
     from scopa_sim.rules import parse_variant
 
     pos = document["position"]
-    rules = parse_variant(pos["variant"])
+    rules = parse_variant(pos["variant"]) if rules is None else rules
     pack = rules.pack
 
     def cards(codes, chosen=()) -> list[dict]:
@@ -312,10 +318,11 @@ def _legend(pack) -> str:
     return f"{pack.name}: rank ({' '.join(pack.rank_codes[1:])}) then suit ({suits})"
 
 
-def render_position(document: dict, title: str | None = None) -> str:
+def render_position(document: dict, title: str | None = None, rules=None) -> str:
     """The self-contained page of an analysis (``scopa-sim analyse --html``): the position with
-    its cards drawn as in the deal viewer, and every move best first with its intervals."""
-    data = position_page(document)
+    its cards drawn as in the deal viewer, and every move best first with its intervals
+    (``rules``: the analysis's variant, as :func:`position_page` takes it)."""
+    data = position_page(document, rules)
     pos = data["position"]
     title = title or f"Analysis: {pos['variant']}, play {pos['play'] + 1}, seat {pos['seat']}"
     return render_template("position.html.j2", title=title, page=data, colours=_SUIT_COLOURS)

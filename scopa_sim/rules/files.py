@@ -9,8 +9,10 @@ the rules from it, so a run is replayed and reported without the file.
 
 from __future__ import annotations
 
+import os
 import tomllib
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from scopa_sim.rules.definition import SCHEMA, definition_of, from_definition
@@ -95,7 +97,7 @@ def load_variant_file(path) -> Variant:
         ) from None
     except (OSError, UnicodeDecodeError) as error:
         raise RulesError(f"cannot read variant file {path}: {error}") from None
-    return parse_variant_file(text, str(path), stem=path.stem)
+    return replace(parse_variant_file(text, str(path), stem=path.stem), source=str(path))
 
 
 def _options(text: str, whole: str) -> dict[str, str]:
@@ -119,7 +121,9 @@ def resolve_variant(text: str, options: Mapping[str, object] | None = None) -> V
     return variant(spec, wanted)
 
 
-def variant(name: str, options: Mapping[str, object] | None = None, **kwargs) -> Variant:
+def variant(
+    name: str | os.PathLike, options: Mapping[str, object] | None = None, **kwargs
+) -> Variant:
     """The preset ``name``, or the variant file ``name`` (a path ending in ``.toml``), with
     ``options`` applied (values may be text, as from a command line).
 
@@ -127,6 +131,8 @@ def variant(name: str, options: Mapping[str, object] | None = None, **kwargs) ->
     16
     """
     wanted = {**(options or {}), **kwargs}
+    if isinstance(name, os.PathLike):  # a file's path given as a Path
+        name = os.fspath(name)
     if isinstance(name, str) and name.strip().lower().endswith(".toml"):
         return with_options(load_variant_file(name.strip()), wanted)
     if name not in PRESETS:

@@ -99,6 +99,10 @@ class Variant:
     option_defaults: tuple[tuple[str, object], ...] | None = field(
         default=None, repr=False, compare=False
     )
+    #: The variant file it was read from, as given (``--variant FILE.toml``): how a command that
+    #: prints a command line (``analyse``, the deal viewer's links) names it again. None for a
+    #: preset, and for a definition read back from a run's manifest.
+    source: str | None = field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:
         shown = [
