@@ -44,14 +44,21 @@ def pytest_configure(config):
     if not isinstance(workers, int) or workers < 2 or config.option.collectonly:
         return
     started = time.perf_counter()
-    fused, lockstep = _start("fused"), _start("lockstep")
-    _finish(fused, "fused")
-    # Both call what the fused part compiled (search rolls out on the fused kernel). The
-    # checked kernel starts now, not after the lockstep part, so the slowest compiles overlap.
-    search, checked = _start("search"), _start("checked")
-    _finish(lockstep, "lockstep")
-    _finish(search, "search")
-    _finish(checked, "checked")
+    first = {"fused": _start("fused"), "lockstep": _start("lockstep")}
+    # The search part rolls out on the fused part's kernels, so it waits for that part; the
+    # checked kernel only for a free core, so it starts when either part ends.
+    later = {}
+    while first:
+        for part, process in list(first.items()):
+            if process.poll() is not None:
+                _finish(first.pop(part), part)
+                if "checked" not in later:
+                    later["checked"] = _start("checked")
+                if part == "fused":
+                    later["search"] = _start("search")
+        time.sleep(0.1)
+    for part, process in later.items():
+        _finish(process, part)
     print(f"numba kernels warmed in {time.perf_counter() - started:.0f} s")
 
 
