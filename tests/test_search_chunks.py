@@ -85,3 +85,28 @@ def test_a_tournament_with_a_search_player_defaults_to_small_chunks(tmp_path):
     assert "--chunk-size" not in tournament.command_line(searching)
     given = plan("greedy,pimc:samples=4", chunk_size=10_000)
     assert "--chunk-size 10000" in tournament.command_line(given)
+
+
+def test_a_search_run_with_fewer_chunks_than_workers_says_which_chunk_size_shares_it():
+    from scopa_sim.cli.checks import idle_workers_note
+
+    note = idle_workers_note("run", 1500, 1000, 4, "deals")
+    assert "2 chunks of 1,000 deals for 4 workers, so 2 have nothing to play" in note
+    assert "--chunk-size 375" in note
+    assert idle_workers_note("run", 2000, 1000, 2, "deals") is None
+
+
+def test_the_command_line_notes_idle_workers_for_search_runs_only(tmp_path, capsys):
+    from tests.support.cli import scopa_sim
+
+    common = ("--deals", 30, "--seed", 1, "--workers", 2, "--chunk-size", 50)
+    code, _, err = scopa_sim(capsys, "simulate", "--variant", "classic", "--players",
+                             "pimc:samples=2,random", *common, "--out", tmp_path / "a")  # fmt: skip
+    assert code == 0 and "note: a is 1 chunk of 50 deals for 2 workers" in err
+    assert "--chunk-size 15 gives each a share" in err
+    code, _, err = scopa_sim(capsys, "simulate", "--variant", "classic", "--players",
+                             "greedy,random", *common, "--out", tmp_path / "b")  # fmt: skip
+    assert code == 0 and "note:" not in err
+    code, _, err = scopa_sim(capsys, "tournament", "--variant", "classic", "--players",
+                             "pimc:samples=2,random", *common, "--out", tmp_path / "t")  # fmt: skip
+    assert code == 0 and "note: each run is 1 chunk of 50 deals for 2 workers" in err

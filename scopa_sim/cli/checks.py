@@ -38,6 +38,22 @@ def _run_folder(out) -> Path:
     return Path(os.path.normpath(Path(out).absolute()))
 
 
+def idle_workers_note(what: str, count: int, chunk_size: int, workers: int, mode: str):
+    """The note for a run of a search player (each run, in a tournament) with fewer chunks than
+    workers, or None: its chunks take minutes, and the other workers would wait for nothing, so
+    it names the chunk size that gives each a share. (Heuristic players play a default chunk in
+    about a second: an idle worker costs nothing worth a note.)"""
+    chunks = -(-count // chunk_size)
+    if workers <= chunks:
+        return None
+    idle, share = workers - chunks, -(-count // workers)
+    return (
+        f"scopa-sim: note: {what} is {chunks} chunk{'s' if chunks > 1 else ''} of "
+        f"{chunk_size:,} {mode} for {workers} workers, so {idle} {'has' if idle == 1 else 'have'} "
+        f"nothing to play; --chunk-size {share} gives each a share (the data are the same)"
+    )
+
+
 def check_run_early(settings: dict) -> bool:
     """The checks of ``RunConfig.create(**settings)``, in its order, for a run of registered
     players named plainly: raise what it would raise; True when it will accept the run, False

@@ -7,6 +7,7 @@ can, so bad input is rejected before the engine loads), then hands each run to t
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from scopa_sim.cli import checks
@@ -160,9 +161,15 @@ def run(args, parser) -> int:
         from scopa_sim.runner import RunConfig
 
         runs = [(RunConfig.create(**settings), None)]
-    from scopa_sim import runner
+    from scopa_sim import api, runner
 
     workers = [args.workers or file_workers or 1 for _, file_workers in runs]
+    for (config, _), run_workers in zip(runs, workers, strict=True):
+        note = checks.idle_workers_note(
+            config.name, config.count, config.chunk_size, run_workers, config.mode
+        )
+        if note and any(p.searches for p in api.resolve(config.rules(), config.players)[1]):
+            print(note, file=sys.stderr)
     # The other workers of every run, forked once now, before anything starts a thread, and
     # with polars imported once, here, for all of them (a one-worker run imports it on its
     # writing thread: storage.py).

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from scopa_sim.cli import checks
@@ -117,6 +118,11 @@ def run(args, parser) -> int:
         count=args.deals or args.games, seed=args.seed, out=args.out,
         options=options, chunk_size=args.chunk_size,
     )  # fmt: skip
+    note = checks.idle_workers_note(
+        "each run", plan.count, plan.chunk_size, args.workers, plan.mode
+    )
+    if note and any(e.searches for e in plan.entrants):
+        print(note, file=sys.stderr)
     tournament.play(
         plan, workers=args.workers, backend=args.backend, scheduler=args.scheduler,
         batch_size=args.batch_size, progress=args.progress,
