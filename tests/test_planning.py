@@ -17,8 +17,9 @@ from statistics import NormalDist
 import numpy as np
 import pytest
 
-from scopa_sim import api, cli, planning
+from scopa_sim import api, planning
 from scopa_sim.rules import parse_variant
+from tests.support.cli import scopa_sim
 
 Z = NormalDist().inv_cdf
 
@@ -94,26 +95,17 @@ def test_plan_in_games_sizes_per_game_ratios():
     assert need.paired == planning.paired_size(need.sd_diff, 0.05)
 
 
-def run(capsys, *args):
-    try:
-        status = cli.main([str(a) for a in args])
-    except SystemExit as exit:
-        status = exit.code
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
 def test_cli_plan_table_and_json(capsys):
     args = ["plan", "classic", "classic:forced_capture=true", "--players", "greedy,random",
             "--metric", "scope", "--effect", "0.02", "--pilot", "1000", "--seed", "3"]  # fmt: skip
-    status, out, err = run(capsys, *args)
+    status, out, err = scopa_sim(capsys, *args)
     assert status == 0 and err == ""
     lines = out.splitlines()
     assert lines[0].startswith("Deals per arm to detect a difference of 0.02 in scope")
     assert "paired deals/arm" in lines[1] and "unpaired deals/arm" in lines[1]
     assert lines[3].split()[:2] == ["classic:forced_capture=true", "paired"]
     assert lines[4].startswith("Pilot: 1,000 deals per arm, seed 3")
-    status, out, _ = run(capsys, *args, "--json")
+    status, out, _ = scopa_sim(capsys, *args, "--json")
     data = json.loads(out)
     assert data["metric"] == "scope" and data["unit"] == "deals" and data["pilot"] == 1000
     (arm,) = data["arms"]
@@ -136,7 +128,9 @@ BAD = {
 @pytest.mark.parametrize("case", list(BAD))
 def test_cli_plan_bad_input(capsys, case):
     extra, fragment = BAD[case]
-    status, out, err = run(capsys, "plan", "classic", "classic", "--players", "greedy", *extra)
+    status, out, err = scopa_sim(
+        capsys, "plan", "classic", "classic", "--players", "greedy", *extra
+    )
     assert status == 2 and out == ""
     lines = err.splitlines()
     assert len(lines) == 1 and "Traceback" not in err
@@ -145,7 +139,7 @@ def test_cli_plan_bad_input(capsys, case):
 
 
 def test_cli_plan_players_default_to_greedy(capsys):
-    status, out, err = run(
+    status, out, err = scopa_sim(
         capsys, "plan", "classic", "classic:target=16", "--metric", "scope", "--effect", "0.05",
         "--pilot", "200", "--json",
     )  # fmt: skip
@@ -157,7 +151,7 @@ def test_cli_plan_players_default_to_greedy(capsys):
 
 
 def test_cli_plan_bad_arm(capsys):
-    status, out, err = run(
+    status, out, err = scopa_sim(
         capsys, "plan", "classic", "nope", "--players", "greedy", "--metric", "scope",
         "--effect", "1",
     )  # fmt: skip

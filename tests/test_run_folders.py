@@ -30,10 +30,11 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from scopa_sim import api, cli, integrity, runner, storage
+from scopa_sim import api, integrity, runner, storage
 from scopa_sim.runner import RunConfig, RunError
 from scopa_sim.runner.lock import writer_lock
 from scopa_sim.storage import StorageError
+from tests.support.cli import scopa_sim
 
 PYTHON = sys.executable
 
@@ -70,12 +71,6 @@ def simulate_args(out, *, games=900, chunk=300, seed=3, players="greedy,random",
     ]  # fmt: skip
 
 
-def main(capsys, args) -> tuple[int, str, str]:
-    status = cli.main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
 def one_error_line(err: str) -> str:
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("scopa-sim: error: "), err
@@ -102,7 +97,7 @@ def copy_of(reference: Path, tmp_path: Path, name: str = "run") -> Path:
 
 def test_the_manifest_is_inside_and_rm_r_leaves_nothing(tmp_path, capsys):
     out = tmp_path / "run"
-    status, _, err = main(capsys, simulate_args(out))
+    status, _, err = scopa_sim(capsys, *simulate_args(out))
     assert status == 0, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]  # nothing beside the folder
     names = sorted(p.name for p in out.iterdir())
@@ -113,7 +108,7 @@ def test_the_manifest_is_inside_and_rm_r_leaves_nothing(tmp_path, capsys):
     first = data(out)
     shutil.rmtree(out)
     assert list(tmp_path.iterdir()) == []
-    status, _, err = main(capsys, simulate_args(out))  # not "holds another run"
+    status, _, err = scopa_sim(capsys, *simulate_args(out))  # not "holds another run"
     assert status == 0, err
     assert_frame_equal(data(out), first)
 
@@ -165,12 +160,12 @@ def test_a_folder_of_layout_1_is_read_refused_for_writing_and_migrated(reference
 
     (old / "chunk-000002.parquet").unlink()  # an interrupted run of layout 1
     before = snapshot(tmp_path)
-    status, out, err = main(capsys, simulate_args(old))
+    status, out, err = scopa_sim(capsys, *simulate_args(old))
     assert status == 2 and out == ""
     assert f"convert it with `scopa-sim migrate {old}` and rerun" in one_error_line(err)
     assert snapshot(tmp_path) == before
 
-    status, out, err = main(capsys, ["migrate", old])
+    status, out, err = scopa_sim(capsys, *["migrate", old])
     assert status == 0, err
     assert out.strip() == f"converted {old} (2 chunks recorded)"
     assert not storage.legacy_manifest_path(old).exists()
@@ -178,13 +173,13 @@ def test_a_folder_of_layout_1_is_read_refused_for_writing_and_migrated(reference
     assert (meta["layout"], meta["kind"], meta["chunks_done"], meta["complete"]) == (
         storage.LAYOUT, "simulate", [0, 1], False
     )  # fmt: skip
-    status, out, err = main(capsys, simulate_args(old))  # resumes
+    status, out, err = scopa_sim(capsys, *simulate_args(old))  # resumes
     assert status == 0, err
     assert "1 chunks played, 2 already done" in out
     assert_frame_equal(data(old), data(reference))
     assert manifest(old)["chunk_files"] == manifest(reference)["chunk_files"]  # same bytes
 
-    status, out, err = main(capsys, ["migrate", old])
+    status, out, err = scopa_sim(capsys, *["migrate", old])
     assert status == 0 and "already in the current layout" in out
 
 
@@ -194,7 +189,7 @@ def test_migrate_converts_a_folder_of_runs_and_refuses_one_without(reference, tm
         make_legacy(copy_of(reference, root, name))
     (root / "interventions").mkdir()  # a cache beside the runs, with a manifest of its own
     (root / "interventions" / "x.manifest.json").write_text('{"name": "x"}')
-    status, out, err = main(capsys, ["migrate", root])
+    status, out, err = scopa_sim(capsys, *["migrate", root])
     assert status == 0, err
     assert out.splitlines() == [f"converted {root / n} (3 chunks recorded)" for n in ("a", "b")]
     assert (root / "interventions" / "x.manifest.json").exists()
@@ -202,7 +197,7 @@ def test_migrate_converts_a_folder_of_runs_and_refuses_one_without(reference, tm
         assert_frame_equal(data(root / name), data(reference))
     empty = tmp_path / "empty"
     empty.mkdir()
-    status, out, err = main(capsys, ["migrate", empty])
+    status, out, err = scopa_sim(capsys, *["migrate", empty])
     assert status == 2 and "holds no scopa-sim run of the older layout" in one_error_line(err)
 
 
@@ -217,7 +212,7 @@ def test_a_truncated_chunk_is_named_by_readers_and_replayed_by_a_rerun(reference
         runner.scan(out)
     with pytest.raises(StorageError, match=r"chunk-000001\.parquet"):
         api.replay_run_deal(out, 0, 0)
-    status, stdout, err = main(capsys, simulate_args(out))
+    status, stdout, err = scopa_sim(capsys, *simulate_args(out))
     assert status == 0, err
     assert "1 chunks played, 2 already done" in stdout
     assert_frame_equal(data(out), data(reference))
@@ -234,9 +229,9 @@ def test_a_chunk_with_flipped_bytes_is_named_and_replayed(reference, tmp_path, c
     assert path.stat().st_size == manifest(out)["chunk_files"]["2"]["bytes"]  # size unchanged
     with pytest.raises(StorageError, match=r"chunk-000002\.parquet has other bytes .*sha256"):
         runner.scan(out).collect()
-    status, _, err = main(capsys, ["replay", "--run", out, "--game", "1", "--deal", "0"])
+    status, _, err = scopa_sim(capsys, *["replay", "--run", out, "--game", "1", "--deal", "0"])
     assert status == 2 and "chunk-000002.parquet" in one_error_line(err)
-    status, stdout, err = main(capsys, simulate_args(out))
+    status, stdout, err = scopa_sim(capsys, *simulate_args(out))
     assert status == 0, err
     assert "1 chunks played, 2 already done" in stdout
     assert_frame_equal(data(out), data(reference))
@@ -248,7 +243,7 @@ def test_a_stray_chunk_is_refused_by_readers_and_writers(reference, tmp_path, ca
     with pytest.raises(StorageError, match=r"not part of its run \(chunk-000099\.parquet\)"):
         runner.scan(out)
     before = snapshot(out)
-    status, _, err = main(capsys, simulate_args(out))
+    status, _, err = scopa_sim(capsys, *simulate_args(out))
     assert status == 2 and "chunk-000099.parquet" in one_error_line(err)
     assert snapshot(out) == before
     (out / "chunk-000099.parquet").unlink()
@@ -266,7 +261,7 @@ def tournament_args(out, players="random,greedy"):
 def test_tournament_into_a_simulate_folder_is_refused_and_back(reference, tmp_path, capsys):
     run = copy_of(reference, tmp_path)
     before = snapshot(tmp_path)
-    status, out, err = main(capsys, tournament_args(run))
+    status, out, err = scopa_sim(capsys, *tournament_args(run))
     assert status == 2 and out == ""
     line = one_error_line(err)
     assert f"{run} holds a simulate run (" in line and "seed 3" in line
@@ -274,19 +269,19 @@ def test_tournament_into_a_simulate_folder_is_refused_and_back(reference, tmp_pa
     assert_frame_equal(data(run), data(reference))  # still readable
 
     tour = tmp_path / "tour"
-    status, _, err = main(capsys, tournament_args(tour))
+    status, _, err = scopa_sim(capsys, *tournament_args(tour))
     assert status == 0, err
     assert manifest(tour)["kind"] == "tournament"
     pairing = tour / "random-vs-greedy"
     assert manifest(pairing)["kind"] == "tournament-pairing"
     before = snapshot(tmp_path)
     for target, what in ((tour, "holds a tournament"), (pairing, "holds a run of a tournament")):
-        status, _, err = main(capsys, simulate_args(target))
+        status, _, err = scopa_sim(capsys, *simulate_args(target))
         assert status == 2 and f"{target} {what}" in one_error_line(err)
     with pytest.raises(StorageError, match="holds a tournament, not one run"):
         runner.scan(tour)
     assert snapshot(tmp_path) == before
-    status, _, err = main(capsys, tournament_args(tour))  # the same tournament: complete
+    status, _, err = scopa_sim(capsys, *tournament_args(tour))  # the same tournament: complete
     assert status == 0, err
 
 
@@ -294,7 +289,7 @@ def test_a_folder_of_other_files_is_refused_by_a_tournament(tmp_path, capsys):
     folder = tmp_path / "mine"
     folder.mkdir()
     (folder / "notes.txt").write_text("mine")
-    status, _, err = main(capsys, tournament_args(folder))
+    status, _, err = scopa_sim(capsys, *tournament_args(folder))
     assert status == 2 and "notes.txt" in one_error_line(err)
     assert [p.name for p in folder.iterdir()] == ["notes.txt"]
 
@@ -322,14 +317,14 @@ def test_a_second_writer_is_refused_while_the_first_holds_the_lock(reference, tm
     (out / "chunk-000001.parquet").unlink()
     with writer_lock(out):
         before = snapshot(out)
-        status, _, err = main(capsys, simulate_args(out))
+        status, _, err = scopa_sim(capsys, *simulate_args(out))
         assert status == 2
         assert f"{out} is being written by another scopa-sim (process {os.getpid()}" in (
             one_error_line(err)
         )
         assert snapshot(out) == before
     assert not (out / ".lock").exists()  # released
-    status, _, err = main(capsys, simulate_args(out))
+    status, _, err = scopa_sim(capsys, *simulate_args(out))
     assert status == 0, err
     assert_frame_equal(data(out), data(reference))
 
@@ -342,7 +337,7 @@ def test_a_stale_lock_of_a_dead_process_is_taken_over(reference, tmp_path, capsy
     import socket
 
     (out / ".lock").write_text(json.dumps({"pid": dead.pid, "host": socket.gethostname()}))
-    status, _, err = main(capsys, simulate_args(out))
+    status, _, err = scopa_sim(capsys, *simulate_args(out))
     assert status == 0, err
     assert not (out / ".lock").exists()
     assert_frame_equal(data(out), data(reference))
@@ -504,16 +499,16 @@ def test_replay_of_a_run_warns_when_the_deal_is_not_the_recorded_one(tmp_path, c
     import fickle_player
 
     out = tmp_path / "run"
-    status, _, err = main(
-        capsys, simulate_args(out, games=20, chunk=20, players="fickle_player:Fickle,greedy")
+    status, _, err = scopa_sim(
+        capsys, *simulate_args(out, games=20, chunk=20, players="fickle_player:Fickle,greedy")
     )
     assert status == 0, err
     replay = ["replay", "--run", out, "--game", "0", "--deal", "0"]
-    status, shown, err = main(capsys, replay)
+    status, shown, err = scopa_sim(capsys, *replay)
     assert status == 0 and err == "" and "seat 0" in shown  # as recorded: no warning
 
     monkeypatch.setattr(fickle_player, "FLIP", True)
-    status, shown, err = main(capsys, replay)
+    status, shown, err = scopa_sim(capsys, *replay)
     assert status == 0 and "seat 0" in shown
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("scopa-sim: warning: the replay of game 0, ")
@@ -553,7 +548,7 @@ def test_a_chunk_in_place_but_not_recorded_is_kept_only_if_whole(reference, tmp_
     storage.write_manifest(out, meta)
     shutil.copy(out / "chunk-000000.parquet", out / "chunk-000002.parquet")  # not chunk 2's rows
     kept = (out / "chunk-000001.parquet").stat().st_mtime_ns
-    status, stdout, err = main(capsys, simulate_args(out))
+    status, stdout, err = scopa_sim(capsys, *simulate_args(out))
     assert status == 0, err
     assert "1 chunks played, 2 already done" in stdout
     assert (out / "chunk-000001.parquet").stat().st_mtime_ns == kept
@@ -563,22 +558,22 @@ def test_a_chunk_in_place_but_not_recorded_is_kept_only_if_whole(reference, tmp_
 
 def test_a_tournament_folder_of_layout_1_is_refused_then_migrated(tmp_path, capsys):
     tour = tmp_path / "tour"
-    status, _, err = main(capsys, tournament_args(tour))
+    status, _, err = scopa_sim(capsys, *tournament_args(tour))
     assert status == 0, err
     (tour / "manifest.json").unlink()
     for pairing in ("random-vs-greedy", "greedy-vs-random"):
         make_legacy(tour / pairing)
     before = snapshot(tmp_path)
-    status, _, err = main(capsys, tournament_args(tour))
+    status, _, err = scopa_sim(capsys, *tournament_args(tour))
     assert status == 2
     assert f"convert it with `scopa-sim migrate {tour}`" in one_error_line(err)
     assert snapshot(tmp_path) == before
-    status, out, err = main(capsys, ["migrate", tour])
+    status, out, err = scopa_sim(capsys, *["migrate", tour])
     assert status == 0, err
     assert out.splitlines()[-1] == f"converted {tour} (a tournament)"
     assert manifest(tour / "random-vs-greedy")["kind"] == "tournament-pairing"
     chunks = {p: p.stat().st_mtime_ns for p in tour.rglob("chunk-*.parquet")}
-    status, _, err = main(capsys, tournament_args(tour))
+    status, _, err = scopa_sim(capsys, *tournament_args(tour))
     assert status == 0, err
     assert {p: p.stat().st_mtime_ns for p in tour.rglob("chunk-*.parquet")} == chunks  # resumed
 
@@ -588,7 +583,7 @@ def test_a_page_is_not_written_into_a_run_folder(reference, tmp_path, capsys):
     run = copy_of(reference, tmp_path)
     before = snapshot(run)
     page = run / "deal.html"
-    status, out, err = main(capsys, ["replay", "--run", run, "--game", "0", "--html", page])
+    status, out, err = scopa_sim(capsys, *["replay", "--run", run, "--game", "0", "--html", page])
     assert status == 2 and out == ""
     assert f"cannot write {page}: {run} is a run folder" in one_error_line(err)
     assert snapshot(run) == before
