@@ -165,9 +165,12 @@ def chunk_name(chunk: int) -> str:
 
 
 def chunk_number(name: str) -> int | None:
-    """The chunk number of a chunk file's name, else None."""
+    """The chunk number of a chunk file's name, else None. Only :func:`chunk_name`'s spelling
+    counts: ``chunk-0000001.parquet`` or other digits than ASCII ones name no chunk (a reader
+    would never open such a file, so it is a stray, not chunk 1)."""
     match = _CHUNK_NAME.fullmatch(name)
-    return int(match.group(1)) if match else None
+    number = int(match.group(1)) if match else None
+    return number if number is not None and chunk_name(number) == name else None
 
 
 def write_chunk(frame: pl.DataFrame, folder: Path, chunk: int) -> int:
