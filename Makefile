@@ -38,6 +38,12 @@ $(NATIVE): bench/native_scopa.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -Wall -Wextra -o $@ $< -lm
 
+# Plant each fault of tests/mutation/*.toml in a scratch copy and report which the tests kill
+# (a check of the tests; long: every fault runs the suite). MUTANTS_ARGS: see tests/mutation/run.py.
+.PHONY: mutants
+mutants: install
+	$(BIN)/python -m tests.mutation.run $(MUTANTS_ARGS)
+
 lint: install
 	$(BIN)/ruff check scopa_sim tests analyses bench examples
 	$(BIN)/ruff format --check scopa_sim tests analyses bench examples
