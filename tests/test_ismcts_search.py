@@ -37,7 +37,6 @@ import pytest
 from scipy import stats
 
 from scopa_sim import api
-from scopa_sim.contract import Player
 from scopa_sim.engine import kernels
 from scopa_sim.engine import reference as ref
 from scopa_sim.engine.deals import DealState
@@ -46,31 +45,15 @@ from scopa_sim.players.ismcts import IsmctsPlayer
 from scopa_sim.players.rollouts import play_rollouts, rollout_players
 from scopa_sim.players.sampling import determinise
 from scopa_sim.rules import variant
+from tests.support.decisions import decision_points as recorded_decisions
 
 # Decision points of real deals ------------------------------------------------------------------
-
-#: (obs, legal, rng) of the decisions a :class:`Recorder` was asked to make.
-_SEEN: list = []
-
-
-@dataclasses.dataclass(frozen=True)
-class Recorder(Player):
-    """Plays slot 0 and keeps what it was shown (a fresh generator of each decision point)."""
-
-    name = "recorder"
-
-    def act(self, obs, legal, rng):
-        _SEEN.append((obs, legal, rng.subset(np.arange(len(legal.count)))))
-        return np.zeros(len(legal.count), np.int64)
 
 
 @cache
 def decision_points(rules, deals: int, seed: int) -> tuple:
     """Every decision the recorder (side 0, greedy on the other sides) met in ``deals`` deals."""
-    _SEEN.clear()
-    v = variant(rules) if isinstance(rules, str) else rules
-    api.play_deals(v, [Recorder()] + ["greedy"] * (v.n_sides - 1), deals=deals, seed=seed)
-    return tuple(_SEEN)
+    return recorded_decisions(rules, deals, seed)
 
 
 def one_row(point, row: int):

@@ -9,18 +9,17 @@ only where the paired 95 % interval is far from zero at these sizes.
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 
 from scopa_sim import api, seeding
 from scopa_sim.engine import batch as engine
 from scopa_sim.engine import fused
-from scopa_sim.players import PLAYERS, Player, player
+from scopa_sim.players import PLAYERS, player
 from scopa_sim.players.ismcts import IsmctsPlayer
 from scopa_sim.players.rollouts import mixture_seats, play_rollouts, rollout_players
 from scopa_sim.rules import RulesError, variant
+from tests.support.decisions import decision_points
 
 
 def duplicate_difference(game: str, a: str, b: str, deals: int, seed: int) -> np.ndarray:
@@ -154,25 +153,9 @@ def test_ismcts_beats_random_in_scopone():
     assert low > 0, f"ismcts over random in scopone: {diff.mean():+.2f}, from {low:+.2f}"
 
 
-#: (obs, legal, rng) of the decisions a :class:`Recorder` was asked to make.
-SEEN: list = []
-
-
-@dataclasses.dataclass(frozen=True)
-class Recorder(Player):
-    """Plays slot 0 and keeps what it was shown: decision points of real deals."""
-
-    name = "recorder"
-
-    def act(self, obs, legal, rng):
-        SEEN.append((obs, legal, rng.subset(np.arange(len(legal.count)))))
-        return np.zeros(len(legal.count), np.int64)
-
-
 def test_search_visits_each_root_move_within_its_iterations_and_explains_finite_values():
-    SEEN.clear()
-    api.play_deals("classic", [Recorder(), "greedy"], deals=12, seed=1)
-    obs, legal, rng = SEEN[3]  # a decision point past the first hand's lead
+    points = decision_points("classic", deals=12, seed=1)
+    obs, legal, rng = points[3]  # a decision point past the first hand's lead
     for iterations in (3, 40):
         p = IsmctsPlayer(iterations=iterations)
         visits, mean = p.search(obs, legal, rng.subset(np.arange(len(legal.count))))
