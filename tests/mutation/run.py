@@ -29,6 +29,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
@@ -157,6 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", metavar="FILE", help="also write the verdicts as JSON")
     parser.add_argument("--list", action="store_true", help="list the faults and stop")
     args = parser.parse_args(argv)
+    # A stop (SIGTERM) unwinds like ^C, so the scratch copy is removed and pytest stopped.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     faults = load_faults()
     if args.only:
         faults = [f for f in faults if f.id in args.only or f.area in args.only]
