@@ -6,9 +6,10 @@ deals a fresh determinisation (the hidden cards dealt at random consistently wit
 has seen, ``sampling.determinise``) and walks down the tree along moves legal in that deal: while
 every legal move has a child, it takes the child of highest UCB value (its side's mean point
 difference plus ``exploration * sqrt(ln(availability) / visits)``, availability counting the
-iterations in which that move was legal); at the first legal move without one, it adds that child.
-From there the deal is played out on the fused engine by the ``rollout`` player (or a mixture,
-as ``pimc``'s ``rollout=mix``), scored, and every node of the walk gains its mover's side's point
+iterations in which that move was legal); at the first node where some legal moves have none, it
+adds the child of one of them, drawn at random (the iteration's own uniform). From there the
+deal is played out on the fused engine by the ``rollout`` player (or a mixture, as ``pimc``'s
+``rollout=mix``), scored, and every node of the walk gains its mover's side's point
 difference. The move played is the root's most visited child.
 
 Iterations loop in Python over the whole batch: each one walks every row's tree in one compiled
