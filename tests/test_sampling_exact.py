@@ -29,6 +29,7 @@ import pytest
 from scipy.stats import chisquare
 
 from scopa_sim import seeding
+from scopa_sim.cards import cards_of, mask_of
 from scopa_sim.contract import Observation
 from scopa_sim.players.pimc import PimcPlayer
 from scopa_sim.players.sampling import determinise, hand_layout
@@ -79,17 +80,6 @@ def reference_layout(name: str) -> tuple[list[int], list[tuple[int, ...]], list[
     return rounds, held, starts
 
 
-def mask(cards) -> int:
-    out = 0
-    for c in cards:
-        out |= 1 << int(c)
-    return out
-
-
-def cards_of(m: int) -> list[int]:
-    return [c for c in range(64) if m >> c & 1]
-
-
 def hidden_groups(name: str, play: int) -> list[tuple[str, int, int, int]]:
     """What the acting seat cannot see, in a fixed order: each other seat's current hand
     ``("hand", seat, size, -1)``, then each hand still to come ``("pack", seat, size, start)``
@@ -111,7 +101,7 @@ def every_deal(unseen: list[int], sizes: list[int]):
     for first in itertools.combinations(unseen, sizes[0]):
         rest = [c for c in unseen if c not in first]
         for tail in every_deal(rest, sizes[1:]):
-            yield (mask(first), *tail)
+            yield (mask_of(first), *tail)
 
 
 def drawn_groups(groups, hands: np.ndarray, pack: np.ndarray) -> np.ndarray:
@@ -148,10 +138,10 @@ def random_observation(name: str, play: int, rows: int, seed: int) -> Observatio
         taken = laid[on_table:]
         side = rng.integers(0, v.n_sides, size=len(taken))
         marked = rng.random(len(laid)) < 0.5
-        hand.append(mask(mine))
-        table.append(mask(laid[:on_table]))
-        captured.append([mask(taken[side == s]) for s in range(v.n_sides)])
-        played.append(mask(laid[marked]))
+        hand.append(mask_of(mine))
+        table.append(mask_of(laid[:on_table]))
+        captured.append([mask_of(taken[side == s]) for s in range(v.n_sides)])
+        played.append(mask_of(laid[marked]))
     return Observation(
         variant=v,
         hand=np.array(hand, np.uint64),
@@ -174,7 +164,7 @@ def unseen_of(obs: Observation, b: int) -> int:
     seen = int(obs.hand[b]) | int(obs.table[b]) | int(obs.played[b])
     for m in obs.captured[b]:
         seen |= int(m)
-    return mask(range(obs.variant.pack.n_cards)) & ~seen
+    return mask_of(range(obs.variant.pack.n_cards)) & ~seen
 
 
 def assert_consistent(obs: Observation, hands: np.ndarray, pack: np.ndarray, samples: int):
@@ -201,10 +191,10 @@ def assert_consistent(obs: Observation, hands: np.ndarray, pack: np.ndarray, sam
             assert h & dealt == 0, f"{where}: a card in two hands"
             dealt |= h
         assert sorted(pack[k].tolist()) == list(range(n_cards)), f"{where}: not a whole pack"
-        to_come = mask(pack[k, future:])
+        to_come = mask_of(pack[k, future:])
         assert to_come == unseen & ~dealt, f"{where}: the hands to come are not the rest unseen"
         # So the positions dealt already hold what was seen and the other seats' hands.
-        assert mask(pack[k, :future]) == (mask(range(n_cards)) & ~unseen) | dealt, where
+        assert mask_of(pack[k, :future]) == (mask_of(range(n_cards)) & ~unseen) | dealt, where
 
 
 def pimc_deals(obs: Observation, samples: int, seed: int):
