@@ -31,6 +31,7 @@ import numpy as np
 from joblib import Parallel, delayed, parallel_config
 
 from scopa_sim import api, sizes, stats
+from scopa_sim.engine import deal_rules
 from scopa_sim.players import Player
 from scopa_sim.precision import Precision, parse_precision
 from scopa_sim.rules import RulesError, Variant, parse_variant
@@ -92,7 +93,7 @@ def deal_key(rules: Variant) -> tuple:
     played. Arms with equal keys hold the same cards in the same seats, deal for deal; rule
     options such as the capture rule, scoring, target or first dealer do not enter.
     """
-    throw_in = bool(rules.throw_in and rules.table_cards >= 4)  # as engine.batch.throw_in_rows
+    throw_in = deal_rules.throws_in(rules)
     return (rules.pack.name, rules.n_players, rules.table_cards, rules.hands, throw_in)
 
 
@@ -184,10 +185,8 @@ def _units(rules: Variant, players, mode: str, span: range, seed: int, batch_siz
         out = api.play_games(rules, players, games=span, seed=seed, batch_size=batch_size)
     rows = np.arange(len(out))
     totals = out.totals.astype(np.float64)
-    # Seat k (seat 0 leads, the last seat deals) is the player after the dealer's k + 1 places
-    # on; sides alternate round the table, so its side is (dealer's side + 1 + k) % sides.
-    dealer = out.dealer_side.astype(np.int64)
-    seat_sides = (dealer[:, None] + 1 + np.arange(s)[None, :]) % s
+    # Seat k's side (seat 0 leads, the last seat deals): sides alternate round the table.
+    seat_sides = deal_rules.seat_sides_around(rules, rules.n_players - 1, out.dealer_side)
     per_deal = {f"points_seat{k}": totals[rows, seat_sides[:, k]] for k in range(s)}
     dealer = totals[rows, out.dealer_side]
     others = (totals.sum(axis=1) - dealer) / (s - 1)
@@ -202,12 +201,12 @@ def _units(rules: Variant, players, mode: str, span: range, seed: int, batch_siz
     }
     units["deals"] = deals
     units["game_length"] = deals
-    # Seat k of the game's first deal belongs to side (first dealer's side + 1 + k) % sides.
+    # Seat k of the game's first deal, around the first dealer's side.
     final = out.final
-    winners = out.winner[final].astype(np.int64)
-    first = out.first_dealer_side[final].astype(np.int64)
+    winners = out.winner[final]
+    first = deal_rules.seat_sides_around(rules, rules.n_players - 1, out.first_dealer_side[final])
     for k in range(s):
-        units[f"game_win_seat{k}"] = (winners == (first + 1 + k) % s).astype(np.float64)
+        units[f"game_win_seat{k}"] = (winners == first[:, k]).astype(np.float64)
     return units
 
 

@@ -135,16 +135,6 @@ def test_bad_input_gets_one_line_and_exit_2(capsys, argv, words):
     assert words in err, err
 
 
-def test_hand_sizes_are_pimc_s_hand_layout_for_every_preset():
-    from scopa_sim.players.sampling import hand_layout
-    from scopa_sim.position.model import hand_sizes
-    from scopa_sim.rules import PRESETS
-
-    for rules in PRESETS.values():
-        _, in_hand, _ = hand_layout(rules)
-        assert np.array_equal(np.array(hand_sizes(rules)), in_hand), rules.name
-
-
 def test_bad_input_answers_before_the_engine_loads():
     script = (
         "import sys, contextlib, io\n"

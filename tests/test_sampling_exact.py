@@ -7,7 +7,7 @@ answer built on them while the contract tests (legal moves, hidden cards never r
 The sampler is held here to references written in plain Python from docs/rules.md alone, never
 from the code under test:
 
-* the shape of a deal (``hand_layout``): the cards each seat holds before each play and where
+* the shape of a deal (``rules.schedule``): the cards each seat holds before each play and where
   each hand starts in the pack, derived by dealing and playing the turn order through (§2, §7);
 * consistency, on random positions at every play of every preset: every sampled deal keeps the
   seat's own hand, gives each other seat as many cards as it holds, deals only unseen cards to the
@@ -32,8 +32,9 @@ from scopa_sim import seeding
 from scopa_sim.cards import cards_of, mask_of
 from scopa_sim.contract import Observation
 from scopa_sim.players.pimc import PimcPlayer
-from scopa_sim.players.sampling import determinise, hand_layout
+from scopa_sim.players.sampling import determinise
 from scopa_sim.rules import PRESETS, variant
+from scopa_sim.rules.schedule import schedule
 
 ALPHA = 1e-4
 #: Expected draws per cell of a chi-square test (the test's approximation wants 5 or more).
@@ -211,19 +212,27 @@ def pimc_deals(obs: Observation, samples: int, seed: int):
 
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
-def test_hand_layout_is_the_deal_played_through(name):
-    """``hand_layout`` gives, for every preset, each play's round and each seat's cards in hand
-    just before it, and each round's first pack position, as dealing and playing the turn order
+def test_the_schedule_is_the_deal_played_through(name):
+    """``rules.schedule`` gives, for every preset, each play's round and each seat's cards in
+    hand just before it, each round's first pack position, the hands dealt before a play (where
+    and how many) and the cards of the next play's player, as dealing and playing the turn order
     through gives them; the preset has the shape docs/rules.md §7 states."""
     v = variant(name)
     _, table_cards, _, n_cards = SHAPES[name]
     assert (v.n_players, v.table_cards, tuple(v.hands), v.pack.n_cards) == SHAPES[name]
     rounds, held, starts = reference_layout(name)
     assert v.plays == len(rounds) == n_cards - table_cards
-    round_of, in_hand, round_starts = hand_layout(v)
-    assert round_of.tolist() == rounds
-    assert [tuple(row) for row in in_hand.tolist()] == held
-    assert round_starts.tolist() == starts
+    plan = schedule(v)
+    assert plan.round_of.tolist() == rounds
+    assert [tuple(row) for row in plan.in_hand.tolist()] == held
+    assert plan.round_start.tolist() == starts
+    n = v.n_players
+    first = [p == 0 or rounds[p] != rounds[p - 1] for p in range(v.plays)]
+    assert plan.hand_at.tolist() == [starts[rounds[p]] if first[p] else -1 for p in range(v.plays)]
+    sizes = [v.hands[rounds[p]] if first[p] else 0 for p in range(v.plays)]
+    assert plan.hand_size.tolist() == sizes
+    following = [held[p + 1][(p + 1) % n] for p in range(v.plays - 1)]
+    assert plan.next_cards.tolist() == [*following, 0]
 
 
 # Consistency ---------------------------------------------------------------------------------

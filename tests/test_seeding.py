@@ -20,6 +20,7 @@ from scipy import stats
 from scopa_sim import api, seeding
 from scopa_sim.cards import cards_of
 from scopa_sim.engine import batch as engine
+from scopa_sim.engine import deal_rules
 from scopa_sim.jit import njit
 from scopa_sim.rules import variant
 
@@ -176,7 +177,7 @@ def test_the_dealing_loop_redeals_until_a_table_is_no_throw_in():
     game, deal = np.arange(n, dtype=np.int64), np.zeros(n, np.int64)
     kings = np.where(np.arange(40) < 20, 10, 1).astype(np.int8)  # cards 0-19 "kings"
     packs, thrown = np.empty((n, 40), np.int8), np.empty(n, np.int16)
-    engine._deal_packs(
+    deal_rules._deal_packs(
         key, game, deal, seeding.pack_position_keys(40), kings, 4, True, packs, thrown,
         np.empty(n, np.uint64), np.empty(40, np.int64),
     )  # fmt: skip

@@ -19,102 +19,29 @@ import numpy as np
 
 from scopa_sim import seeding
 from scopa_sim.contract import LegalActions, Observation, Player
-from scopa_sim.engine import acting, kernels, scoring
+from scopa_sim.engine import acting, deal_rules, kernels, scoring
+from scopa_sim.engine.deal_rules import (  # the rules of a deal, re-exported for the callers
+    deal_packs,
+    first_dealers,
+    opening_sweeps,
+    seat_offsets,
+    seat_sides,
+    throw_in_rows,
+)
 from scopa_sim.engine.deals import (  # the shared data and helpers, re-exported
     DealBatch,
     DealState,
     Step,
     check_players,
-    opening_sweeps,
-    seat_sides,
 )
 from scopa_sim.engine.outcomes import DealOutcomes
-from scopa_sim.jit import njit
-from scopa_sim.rules import CATEGORIES, FirstDealer, Variant
+from scopa_sim.rules import CATEGORIES, Variant
 
-_ONE = np.uint64(1)
-
-
-def first_dealers(variant: Variant, pack_key: np.uint64, game: np.ndarray) -> np.ndarray:
-    """The player who deals each game's first deal (docs/rules.md §2): at random from the game's own
-    stream, or player n - 1 under ``first_dealer=fixed``."""
-    n = variant.n_players
-    if variant.first_dealer is FirstDealer.FIXED:
-        return np.full(len(game), n - 1, np.int64)
-    return seeding.first_dealers(pack_key, np.asarray(game, np.int64), n)
-
-
-def seat_offsets(first_dealer: np.ndarray, deal: np.ndarray, n_players: int) -> np.ndarray:
-    """The player in seat 0 (who leads) of each deal: the deal passes to the right, so deal ``d``
-    is dealt by player ``first + d`` and led by the next one."""
-    return (np.asarray(first_dealer) + 1 + np.asarray(deal)) % n_players
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _is_throw_in(pack, rank_of, table_cards):
-    """Whether the table (the pack's first ``table_cards`` cards) holds three or four kings."""
-    kings = 0
-    for i in range(table_cards):
-        kings += rank_of[pack[i]] == 10
-    return kings >= 3
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _throw_ins(packs, rank_of, table_cards, out):
-    for r in range(len(packs)):
-        out[r] = _is_throw_in(packs[r], rank_of, table_cards)
-
-
-def _throws_in(variant: Variant) -> bool:
-    return variant.throw_in and variant.table_cards >= 4
-
-
-def throw_in_rows(variant: Variant, packs: np.ndarray) -> np.ndarray:
-    """Rows whose table (the pack's first cards) holds three or four kings."""
-    out = np.zeros(len(packs), bool)
-    if _throws_in(variant) and len(packs):
-        packs = np.ascontiguousarray(packs, np.int8)
-        _throw_ins(packs, variant.pack.rank_of, variant.table_cards, out)
-    return out
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _deal_packs(
-    key, game, deal, position_keys, rank_of, table_cards, throw_in, packs, attempts, first, swap
-):  # fmt: skip
-    """Row ``r``: the pack of (``game[r]``, ``deal[r]``, attempt 0, 1, ...) until one is no
-    throw-in (when ``throw_in``), and how many were thrown in before it. ``first`` and ``swap``
-    are scratch (a hash per row, a draw per card). Compiled without numba's reference counting
-    (``_nrt=False``: it allocates nothing), which made taking a row of ``packs`` cost more than
-    checking it for kings."""
-    for r in range(len(game)):  # independent hashes first (seeding.shuffle_into says why)
-        first[r] = seeding.pack_hash(key, game[r], deal[r], 0)
-    for r in range(len(game)):
-        seeding.shuffle_into(first[r], position_keys, packs[r], swap)
-    for r in range(len(game)):  # the throw-ins (one deal in 700), in a loop of their own
-        attempt = 0
-        while throw_in and _is_throw_in(packs[r], rank_of, table_cards):
-            attempt += 1
-            h = seeding.pack_hash(key, game[r], deal[r], attempt)
-            seeding.shuffle_into(h, position_keys, packs[r], swap)
-        attempts[r] = attempt
-
-
-def deal_packs(variant: Variant, key: np.uint64, game: np.ndarray, deal: np.ndarray):
-    """The packs dealt for (game, deal), redealing throw-ins; returns (packs, throw-ins).
-
-    Each pack is ``seeding.packs`` of (game, deal, attempt) for the first attempt that is not a
-    throw-in (:func:`throw_in_rows`), dealt in one compiled loop."""
-    rows, n_cards = len(game), variant.pack.n_cards
-    packs = np.empty((rows, n_cards), np.int8)
-    attempts = np.empty(rows, np.int16)
-    _deal_packs(
-        np.uint64(key), np.ascontiguousarray(game, np.int64), np.ascontiguousarray(deal, np.int64),
-        seeding.pack_position_keys(n_cards), variant.pack.rank_of, variant.table_cards,
-        _throws_in(variant), packs, attempts, np.empty(rows, np.uint64),
-        np.empty(n_cards, np.int64),
-    )  # fmt: skip
-    return packs, attempts
+__all__ = [
+    "DealBatch", "DealState", "Step", "batch_player", "check_players", "deal_packs",
+    "first_dealers", "game_winners", "opening_sweeps", "play_batch", "play_deals", "play_games",
+    "seat_offsets", "seat_sides", "throw_in_rows",
+]  # fmt: skip
 
 
 def _groups(players: tuple[Player, ...]) -> list[tuple[Player, np.ndarray]]:
@@ -153,14 +80,16 @@ def play_batch(
     players = check_players(variant, players)
     groups = _groups(players)
     peeking = any(getattr(p, "sees_hidden_cards", False) for p in players)
-    rules = kernels.KernelRules.of(variant)
+    move = kernels.KernelRules.of(variant)
+    rules = deal_rules.deal_rules(variant)
+    packs = np.ascontiguousarray(packs, np.int8)
+    scores = np.ascontiguousarray(scores, np.int16)
     rows, n, sides = len(packs), variant.n_players, variant.n_sides
-    bits = _ONE << packs.astype(np.uint64)
 
     seat_side = seat_sides(variant, offset)
     dealer_side = seat_side[:, n - 1]
-    table = np.bitwise_or.reduce(bits[:, : variant.table_cards], axis=1)
     hands = np.zeros((n, rows), np.uint64)
+    table = np.zeros(rows, np.uint64)
     captured = np.zeros((sides, rows), np.uint64)
     scope = np.zeros((sides, rows), np.int16)
     played = np.zeros(rows, np.uint64)
@@ -171,79 +100,55 @@ def play_batch(
     decision_keys = seeding.deal_keys(player_key, game, deal)
     everyone = np.arange(rows)
 
-    # §7 escoba: an opening table of 15 (or two 15s) goes to the dealer's side as escobas.
+    # The opening table (§7 escoba: its escobas to the dealer's side), the first hands dealt.
     opening = opening_sweeps(variant, packs)
-    swept = np.flatnonzero(opening)
-    captured[dealer_side[swept], swept] |= table[swept]
-    scope[dealer_side[swept], swept] += opening[swept]
-    last_capturer[swept] = dealer_side[swept]
-    table[swept] = 0
-    if variant.scopa_wins_immediately:
-        _stop_winners(variant, swept, dealer_side[swept], scores, scope, stopped_by)
+    deal_rules.start_deals(
+        rules, packs, opening, seat_side,
+        (hands, table, captured, scope, last_capturer, stopped_by), scores,
+    )  # fmt: skip
 
-    position, play = variant.table_cards, 0
-    for hand_size in variant.hands:
-        for seat in range(n):
-            hands[seat] = np.bitwise_or.reduce(bits[:, position : position + hand_size], axis=1)
-            position += hand_size
-        for _ in range(hand_size):
-            for seat in range(n):
-                if play == snapshot:
-                    state_at = _snapshot(
-                        packs, hands, table, captured, scope, played, last_capturer, play,
-                        seat_side, scores, decision_keys,
-                    )  # fmt: skip
-                live = everyone if stopped_by.max() < 0 else np.flatnonzero(stopped_by < 0)
-                arrays = kernels.legal_actions(
-                    hands[seat][live], table[live], rules.ranks, rules.fewest, rules.forced,
-                    rule=rules.rule,
-                )  # fmt: skip
-                legal = LegalActions(*map(_read_only, arrays))
-                side = seat_side[live, seat]
-                obs = Observation(
-                    variant, _read_only(hands[seat][live]), _read_only(table[live]),
-                    _read_only(captured.T[live]), _read_only(played[live]),
-                    _read_only(scores[live]), seat, _read_only(side),
-                    _read_only(dealer_side[live]), play, _read_only(scope.T[live]),
-                    _read_only(last_capturer[live]),
-                )  # fmt: skip
-                if peeking:  # only players that say so see the hidden cards (cheater)
-                    hidden = (_read_only(hands[:, live].T), _read_only(packs[live]))
-                else:
-                    hidden = None
-                rng = seeding.DecisionRandom(decision_keys[live], play)
-                where = acting.Decisions(variant, game, deal, live, play)
-                choice = _choose(groups, side, obs, legal, rng, hidden, where)
+    for play in range(variant.plays):
+        seat = deal_rules.seat_to_play(play, n)
+        if play == snapshot:
+            state_at = _snapshot(
+                packs, hands, table, captured, scope, played, last_capturer, play, seat_side,
+                scores, decision_keys,
+            )  # fmt: skip
+        live = everyone if stopped_by.max() < 0 else np.flatnonzero(stopped_by < 0)
+        arrays = kernels.legal_actions(
+            hands[seat][live], table[live], move.ranks, move.fewest, move.forced, rule=move.rule,
+        )  # fmt: skip
+        legal = LegalActions(*map(_read_only, arrays))
+        side = seat_side[live, seat]
+        obs = Observation(
+            variant, _read_only(hands[seat][live]), _read_only(table[live]),
+            _read_only(captured.T[live]), _read_only(played[live]), _read_only(scores[live]),
+            seat, _read_only(side), _read_only(dealer_side[live]), play,
+            _read_only(scope.T[live]), _read_only(last_capturer[live]),
+        )  # fmt: skip
+        if peeking:  # only players that say so see the hidden cards (cheater)
+            hidden = (_read_only(hands[:, live].T), _read_only(packs[live]))
+        else:
+            hidden = None
+        rng = seeding.DecisionRandom(decision_keys[live], play)
+        where = acting.Decisions(variant, game, deal, live, play)
+        choice = _choose(groups, side, obs, legal, rng, hidden, where)
+        # The move, the stop on a scopa that wins the game, the next hands when a round ends.
+        scopa = deal_rules.play_rows(
+            rules, live, choice, arrays[:2], side, play, packs,
+            (hands, table, captured, scope, last_capturer, played, stopped_by), scores,
+        )  # fmt: skip
+        if record:
+            steps.append(_full_step(seat, live, rows, legal, choice, scopa))
 
-                is_last = play == variant.plays - 1
-                scopa = kernels.apply_actions(
-                    live, choice, arrays[0], arrays[1], side, hands[seat], table, captured,
-                    scope, last_capturer, played, not is_last or variant.last_play_scopa,
-                    rules.ace_mask, rules.ace_no_scopa,
-                )  # fmt: skip
-                if variant.scopa_wins_immediately and scopa.any():
-                    won = live[scopa]
-                    _stop_winners(variant, won, side[scopa], scores, scope, stopped_by)
-                if record:
-                    steps.append(_full_step(seat, live, rows, legal, choice, scopa))
-                play += 1
-
-    if snapshot == play:
+    if snapshot == variant.plays:
         state_at = _snapshot(
-            packs, hands, table, captured, scope, played, last_capturer, play, seat_side,
-            scores, decision_keys,
+            packs, hands, table, captured, scope, played, last_capturer, variant.plays,
+            seat_side, scores, decision_keys,
         )  # fmt: skip
 
-    # §4: the last capturer takes what is left on the table; if nobody captured, nobody does.
-    # A stopped deal (§6) leaves every card not captured to nobody: the table, the hands and the
-    # cards not dealt yet.
-    takes = (last_capturer >= 0) & (stopped_by < 0)
-    who = np.flatnonzero(takes)
-    captured[last_capturer[who], who] |= table[who]
-    leftovers = np.where(takes, np.uint64(0), table | np.bitwise_or.reduce(hands, axis=0))
-    stopped = stopped_by >= 0
-    pack = np.uint64((1 << variant.pack.n_cards) - 1)
-    leftovers[stopped] = pack & ~np.bitwise_or.reduce(captured[:, stopped], axis=0)
+    # §4, §6: the last capturer takes the table; a stopped deal leaves the rest to nobody.
+    leftovers = deal_rules.end_deals(rules, captured, last_capturer, table, stopped_by)
     return DealBatch(
         captured.T.copy(), scope.T.copy(), leftovers, seat_side, opening, stopped_by, steps,
         state_at,
@@ -258,12 +163,6 @@ def _snapshot(
         played.copy(), last_capturer.copy(), np.full(len(table), play, np.int64),
         seat_side.copy(), np.array(scores, np.int16), keys.copy(),
     )  # fmt: skip
-
-
-def _stop_winners(variant, rows, side, scores, scope, stopped_by) -> None:
-    """Stop the deals of ``rows`` where a scopa of ``side`` reached the target (§6)."""
-    reached = scores[rows, side] + scope[side, rows] >= variant.target
-    stopped_by[rows[reached]] = side[reached]
 
 
 def _full_step(seat, live, rows, legal, choice, scopa) -> Step:

@@ -1,14 +1,12 @@
 """What both engine paths share: the record of a lockstep batch (:class:`Step`,
-:class:`DealBatch`), deals in progress (:class:`DealState`), and the dealing helpers the fused
-path needs (the sides of the seats, the escoba opening, the check of the lineup). The lockstep
-engine (``batch``, which also chooses the path) and the fused one both import this module and it
-imports neither: ``batch`` imports ``fused``, never the other way round.
+:class:`DealBatch`), deals in progress (:class:`DealState`) and the check of the lineup (the rules
+of a deal are ``deal_rules``'). The lockstep engine (``batch``, which also chooses the path) and
+the fused one both import this module and it imports neither: ``batch`` imports ``fused``, never
+the other way round.
 """
 
 from __future__ import annotations
 
-import functools
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -83,33 +81,3 @@ def check_players(variant: Variant, players: Sequence[Player]) -> tuple[Player, 
             f"one per side (got {len(players)})"
         )
     return players
-
-
-def seat_sides(variant: Variant, offset: np.ndarray) -> np.ndarray:
-    """Side of each seat per row, ``int8[B, n]``, when seat 0 is player ``offset`` (any integer,
-    taken modulo the players)."""
-    return _seat_side_table(variant.n_players, variant.n_sides).take(offset, axis=0, mode="wrap")
-
-
-@functools.cache
-def _seat_side_table(n: int, sides: int) -> np.ndarray:
-    """``[o, seat]``: the side of each seat when seat 0 is player ``o``, ``(o + seat) % n %
-    sides``. One row per offset, taken per deal: a lookup is cheaper than the arithmetic."""
-    return ((np.arange(n)[:, None] + np.arange(n)[None, :]) % n % sides).astype(np.int8)
-
-
-def opening_sweeps(variant: Variant, packs: np.ndarray) -> np.ndarray:
-    """Escobas in each opening table (docs/rules.md §7): 1 when it sums to 15, 2 when it sums to 30
-    and splits into two sets of 15; ``int8[B]``, all 0 unless the variant has the rule."""
-    rows = len(packs)
-    if not variant.opening_sweep:
-        return np.zeros(rows, np.int8)
-    ranks = variant.pack.rank_of[packs[:, : variant.table_cards]].astype(np.int64)
-    total = ranks.sum(axis=1)
-    # A 30 splits into two 15s when some set holding the first card makes 15.
-    splits = np.zeros(rows, bool)
-    others = range(1, variant.table_cards)
-    for size in range(0, variant.table_cards - 1):
-        for rest in itertools.combinations(others, size):
-            splits |= ranks[:, [0, *rest]].sum(axis=1) == 15
-    return np.where(total == 15, 1, np.where((total == 30) & splits, 2, 0)).astype(np.int8)

@@ -32,12 +32,19 @@ import numpy as np
 
 from scopa_sim import seeding
 from scopa_sim.contract import FusedPolicy, Player
-from scopa_sim.engine import deals, decisions, kernels
+from scopa_sim.engine import deal_rules, deals, decisions, kernels
+from scopa_sim.engine.deal_rules import (
+    deal_hands,
+    end_deal,
+    open_deal,
+    schedule,
+    sweep_counts,
+    wins_outright,
+)
 from scopa_sim.engine.deals import DealState
 from scopa_sim.engine.kernels import (
     apply_move,
     card_rank,
-    next_hand_sizes,
     rank_major,
     rank_major_bit,
     rank_sum,
@@ -133,9 +140,8 @@ def kernel_for(policies: tuple[FusedPolicy, ...], checked: bool = False):
     def play(
         from_pack, rows, packs, opening, start_play, hands, table, captured, scope, played, last,
         stopped_by, leftovers, need, seat_side, scores, deal_keys, slots, params, values, play_keys,
-        deal_pos, deal_size, next_sizes, table_cards, rank_mask, rank_of, spread, rule,
-        fewest, forced, ace_mask, ace_no_scopa, last_play_scopa, stop_rule, target, act_card,
-        act_capture, act_group, st_rem, st_left, st_set, draw_bits,
+        next_sizes, rules, rank_mask, rank_of, spread, rule, fewest, forced, ace_mask,
+        ace_no_scopa, act_card, act_capture, act_group, st_rem, st_left, st_set, draw_bits,
     ):  # fmt: skip
         """Play rows ``rows`` of the batch to the end of their deals, in place.
 
@@ -143,10 +149,10 @@ def kernel_for(policies: tuple[FusedPolicy, ...], checked: bool = False):
         ``scope[side, b]``, the rest per row. With ``from_pack`` each row starts from its
         pack (state zeroed by the caller, ``last`` and ``stopped_by`` -1): the opening table,
         the §7 opening escobas, then play 0 with hand 0 dealt. Otherwise row ``b`` continues
-        from play ``start_play[b]`` with its current hand already dealt. ``deal_pos[p]`` is the
-        pack position of the hand that starts at play ``p`` (-1 if none does), ``deal_size[p]``
-        its size; ``next_sizes[p]`` the cards the player of play ``p + 1`` holds
-        (``kernels.next_hand_sizes``). ``slots[side]`` is the side's policy among the lineup's,
+        from play ``start_play[b]`` with its current hand already dealt. ``rules`` is the
+        variant's ``deal_rules.DealRules``: every rule of the deal around the move is a call
+        into ``deal_rules``. ``next_sizes[p]`` is the cards the player of play ``p + 1`` holds
+        (``Schedule.next_cards``). ``slots[side]`` is the side's policy among the lineup's,
         ``params[side]`` and ``values[side]`` its numbers; ``draw_bits[p]`` holds the draws of
         the row's play ``p`` (``decisions.hash_draws``), kept when a policy reads them.
 
@@ -157,12 +163,10 @@ def kernel_for(policies: tuple[FusedPolicy, ...], checked: bool = False):
         the references of the arrays handed to the inlined policies would dominate its time.
         """
         one = np.uint64(1)
-        zero = np.uint64(0)
         n_seats = hands.shape[0]
-        plays = len(deal_pos)
+        plays = rules.plays
         ranks = len(rank_mask) - 1
         n_pack_cards = packs.shape[1]
-        full = (one << np.uint64(n_pack_cards)) - one
         for b in rows:
             # The row's table, played cards and last capturer live in locals while it plays (the
             # table also by rank, for the sum search, and its rank sum), and go back to the arrays
@@ -170,21 +174,15 @@ def kernel_for(policies: tuple[FusedPolicy, ...], checked: bool = False):
             start = 0
             tbl, pld, lst = table[b], played[b], last[b]
             if from_pack:
-                tbl = zero
-                for i in range(table_cards):
-                    tbl |= one << np.uint64(packs[b, i])
-                if opening[b] > 0:
-                    # §7 escoba: the opening table goes to the dealer's side as escobas.
-                    ds = seat_side[b, n_seats - 1]
-                    captured[ds, b] |= tbl
-                    scope[ds, b] += opening[b]
-                    lst = ds
-                    if stop_rule and scores[b, ds] + scope[ds, b] >= target:
-                        stopped_by[b] = ds
-                        leftovers[b] = full & ~tbl  # §6: every card not captured to nobody
-                        table[b], last[b] = zero, lst
-                        continue
-                    tbl = zero
+                tbl, lst, won = open_deal(
+                    b, packs[b], opening[b], seat_side[b, n_seats - 1], captured, scope, scores,
+                    rules,
+                )  # fmt: skip
+                if won >= 0:  # the opening's escobas won the game: the deal is over
+                    stopped_by[b] = won
+                    leftovers[b] = end_deal(b, captured, lst, tbl, True, rules.full)
+                    table[b], last[b] = tbl, lst
+                    continue
             else:
                 start = start_play[b]
             tbl_rm = rank_major(tbl, ranks, spread)
@@ -195,24 +193,19 @@ def kernel_for(policies: tuple[FusedPolicy, ...], checked: bool = False):
                 # rather than a chain inside each play's dependent work.
                 for p in range(start, plays):
                     decisions.hash_draws(deal_keys[b], play_keys[p], draw_bits[p])
-            seat = start % n_seats  # p % n_seats, kept without a division per play
+            seat = start % n_seats  # deal_rules.seat_to_play(p), kept without a division per play
             for p in range(start, plays):
-                if deal_pos[p] >= 0 and (from_pack or p > start):
-                    pos, size = deal_pos[p], deal_size[p]
-                    for s in range(n_seats):
-                        h = zero
-                        for i in range(pos + s * size, pos + (s + 1) * size):
-                            h |= one << np.uint64(packs[b, i])
-                        hands[s, b] = h
+                if from_pack or p > start:  # a state's own hands are dealt already
+                    deal_hands(packs[b], p, rules.hand_at, rules.hand_size, hands, b)
                 hand = hands[seat, b]
                 if hand == 0:
                     raise ValueError("a seat has no card left to play (a state that is not a deal)")
                 side = seat_side[b, seat]
-                scopa_ok = p < plays - 1 or last_play_scopa
-                captured_any = zero
+                scopa_ok = sweep_counts(p, plays, rules.last_play_scopa)
+                captured_any = np.uint64(0)
                 for s in range(captured.shape[0]):
                     captured_any |= captured[s, b]
-                next_scopa = 1.0 if (p + 1 != plays - 1 or last_play_scopa) else 0.0
+                next_scopa = 1.0 if (p + 1 != plays - 1 or rules.last_play_scopa) else 0.0
                 count, card, taken = decide(
                     slots[side], params[side], values[side], hand, tbl, tbl_rm, tbl_total,
                     captured_any, pld, side == seat_side[b, n_seats - 1], next_sizes[p],
@@ -236,7 +229,9 @@ def kernel_for(policies: tuple[FusedPolicy, ...], checked: bool = False):
                         tbl_total -= rank_sum(taken, ranks)  # what left the table
                     if scopa:
                         scope[side, b] += 1
-                        if stop_rule and scores[b, side] + scope[side, b] >= target:
+                        if wins_outright(
+                            rules.stop_rule, rules.target, scores[b, side], scope[side, b]
+                        ):
                             stopped_by[b] = side
                             stopped = True
                             break
@@ -246,20 +241,8 @@ def kernel_for(policies: tuple[FusedPolicy, ...], checked: bool = False):
                         tbl_total += card_rank(card, ranks)
                 seat = seat + 1 if seat + 1 < n_seats else 0
             table[b], played[b], last[b] = tbl, pld, lst
-            if need[b]:
-                continue
-            if stopped:
-                # §6: every card not captured (table, hands, cards not dealt yet) goes to nobody.
-                rest = full
-                for s in range(captured.shape[0]):
-                    rest &= ~captured[s, b]
-                leftovers[b] = rest
-            elif lst >= 0:
-                # §4: the last capturer takes what is left on the table.
-                captured[lst, b] |= tbl
-                leftovers[b] = zero
-            else:
-                leftovers[b] = tbl
+            if not need[b]:  # §4, §6
+                leftovers[b] = end_deal(b, captured, lst, tbl, stopped, rules.full)
 
     names = "_".join(re.sub(r"\W", "_", p.name) for p in policies)
     play.__qualname__ += "_" + names + ("_checked" if checked else "")
@@ -268,19 +251,6 @@ def kernel_for(policies: tuple[FusedPolicy, ...], checked: bool = False):
 
 
 # Python side -----------------------------------------------------------------------------------
-
-
-@functools.cache
-def _schedule(variant: Variant) -> tuple[np.ndarray, np.ndarray]:
-    """Per play: the pack position of the hand dealt just before it (-1: none), and its size."""
-    pos = np.full(variant.plays, -1, np.int64)
-    size = np.zeros(variant.plays, np.int64)
-    play, position = 0, variant.table_cards
-    for hand_size in variant.hands:
-        pos[play], size[play] = position, hand_size
-        play += hand_size * variant.n_players
-        position += hand_size * variant.n_players
-    return pos, size
 
 
 @functools.cache
@@ -344,7 +314,6 @@ def _run(
     state ``restart()`` returns, with room for them, until none is left."""
     policies, slots, params, values = lineup_policies(variant, players)
     rules = kernels.KernelRules.of(variant)
-    deal_pos, deal_size = _schedule(variant)
     play_keys = _play_keys(variant.plays)
     rows = np.arange(len(packs))
     need = np.zeros(len(packs), np.int64)
@@ -353,11 +322,9 @@ def _run(
     while len(rows):
         kernel(
             from_pack, rows, packs, opening, start, *state, need, seat_side, scores, keys,
-            slots, params, values, play_keys, deal_pos, deal_size,
-            next_hand_sizes(variant), variant.table_cards,
-            *kernels.row_tables(rules.ranks), rules.rule, rules.fewest, rules.forced,
-            rules.ace_mask, rules.ace_no_scopa, variant.last_play_scopa,
-            variant.scopa_wins_immediately, variant.target, *_scratch(width),
+            slots, params, values, play_keys, schedule(variant).next_cards,
+            deal_rules.deal_rules(variant), *kernels.row_tables(rules.ranks), rules.rule,
+            rules.fewest, rules.forced, rules.ace_mask, rules.ace_no_scopa, *_scratch(width),
             np.empty((variant.plays, 2), np.uint64),
         )  # fmt: skip
         rows = np.flatnonzero(need)
@@ -414,8 +381,8 @@ def play_batch(
     players = deals.check_players(variant, players)
     packs = np.ascontiguousarray(packs, np.int8)
     rows = len(packs)
-    seat_side = deals.seat_sides(variant, np.asarray(offset))
-    opening = deals.opening_sweeps(variant, packs)
+    seat_side = deal_rules.seat_sides(variant, np.asarray(offset))
+    opening = deal_rules.opening_sweeps(variant, packs)
     keys = seeding.deal_keys(player_key, np.asarray(game), np.asarray(deal))
 
     def fresh():

@@ -21,6 +21,7 @@ from scopa_sim.jit import ctpop as _ctpop
 from scopa_sim.jit import cttz as _cttz
 from scopa_sim.jit import njit
 from scopa_sim.rules import Capture, Variant
+from scopa_sim.rules.schedule import schedule
 
 
 @njit(cache=True, nogil=True)
@@ -504,19 +505,7 @@ def rank_sum(cards, ranks):
     return total
 
 
-@functools.cache
 def next_hand_sizes(variant: Variant) -> np.ndarray:
-    """Per play index: the number of cards the player of the *next* play holds when it comes
-    (0 after the deal's last play)."""
-    sizes = np.zeros(variant.plays, np.int64)
-    play = 0
-    rounds = [size for size in variant.hands]
-    for r, size in enumerate(rounds):
-        for q in range(size * variant.n_players):
-            nxt = q + 1
-            if nxt < size * variant.n_players:
-                sizes[play] = size - nxt // variant.n_players
-            elif r + 1 < len(rounds):
-                sizes[play] = rounds[r + 1]
-            play += 1
-    return sizes
+    """Per play index: the cards the player of the *next* play holds when it comes (0 after the
+    deal's last play): the deal's ``Schedule.next_cards``."""
+    return schedule(variant).next_cards

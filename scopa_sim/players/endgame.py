@@ -11,6 +11,13 @@ from __future__ import annotations
 import numpy as np
 
 from scopa_sim.engine import fused, scoring
+from scopa_sim.engine.deal_rules import (
+    deal_rules,
+    end_deal,
+    seat_to_play,
+    sweep_counts,
+    wins_outright,
+)
 from scopa_sim.engine.kernels import (
     KernelRules,
     apply_row,
@@ -24,10 +31,9 @@ from scopa_sim.rules import Variant
 
 @njit(cache=True, nogil=True)
 def _endgame_tree(
-    hands0, table0, captured0, scope0, last0, played0, seat_side, scores, p0, plays, ranks,
-    rank_mask, rank_of, spread, rule, fewest, forced, ace_mask, ace_no_scopa, last_play_scopa,
-    stop_rule, target, node_parent, node_side, node_root, leaf_node, leaf_captured, leaf_scope,
-    leaf_stopped, st_rem, st_left, st_set,
+    hands0, table0, captured0, scope0, last0, played0, seat_side, scores, p0, rules, ranks,
+    rank_mask, rank_of, spread, rule, fewest, forced, node_parent, node_side, node_root,
+    leaf_node, leaf_captured, leaf_scope, leaf_stopped, st_rem, st_left, st_set,
 ):  # fmt: skip
     """Every way each root state can play out to the end of its deal, as a tree.
 
@@ -37,8 +43,11 @@ def _endgame_tree(
     to move, -1 at a leaf), ``node_root``. Each leaf records the deal's end (the last
     capturer's leftovers taken; a deal stopped by a winning scopa as it stood). Returns
     (nodes, leaves), or (-1, -1) when the preallocated arrays are too small. The moves are the
-    engine's own (``kernels.row_actions``, ``kernels.apply_row``).
+    engine's own (``kernels.row_actions``, ``kernels.apply_row``), and so are the rules around
+    them (``deal_rules``, from ``rules``: whose turn, whether a sweep counts, the stop on a
+    winning scopa, the end of the deal). No hand is dealt: every play left is in hand.
     """
+    plays, full = rules.plays, rules.full
     n_seats, n_roots = hands0.shape[0], hands0.shape[1]
     n_sides = captured0.shape[0]
     depth_max = plays - p0 + 1
@@ -79,17 +88,16 @@ def _endgame_tree(
                         return -1, -1
                     node_side[n_nodes] = -1
                     leaf_node[n_leaves] = n_nodes
+                    end_deal(d, captured, last[d], table[d], stopped[d] >= 0, full)
                     for s in range(n_sides):
                         leaf_captured[n_leaves, s] = captured[s, d]
                         leaf_scope[n_leaves, s] = scope[s, d]
-                    if stopped[d] < 0 and last[d] >= 0:  # the last capturer takes the table
-                        leaf_captured[n_leaves, last[d]] |= table[d]
                     leaf_stopped[n_leaves] = stopped[d]
                     n_leaves += 1
                     n_nodes += 1
                     d -= 1
                     continue
-                seat = p % n_seats
+                seat = seat_to_play(p, n_seats)
                 node_side[n_nodes] = seat_side[r, seat]
                 n_nodes += 1
                 count[d] = row_actions(
@@ -104,7 +112,7 @@ def _endgame_tree(
                 continue
             k = nxt[d]
             nxt[d] += 1
-            seat = p % n_seats
+            seat = seat_to_play(p, n_seats)
             side = seat_side[r, seat]
             e = d + 1
             for t in range(n_seats):
@@ -114,9 +122,12 @@ def _endgame_tree(
                 captured[s, e], scope[s, e] = captured[s, d], scope[s, d]
             scopa = apply_row(
                 e, act_card[d, k], act_capture[d, k], side, hands[seat], table, captured, scope,
-                last, played, p < plays - 1 or last_play_scopa, ace_mask, ace_no_scopa,
+                last, played, sweep_counts(p, plays, rules.last_play_scopa), rules.ace_mask,
+                rules.ace_no_scopa,
             )  # fmt: skip
-            if scopa and stop_rule and scores[r, side] + scope[side, e] >= target:
+            if scopa and wins_outright(
+                rules.stop_rule, rules.target, scores[r, side], scope[side, e]
+            ):
                 stopped[e] = side
             d = e
             fresh = True
@@ -161,7 +172,7 @@ def solve_endgame(variant: Variant, state: fused.DealState, side: np.ndarray) ->
     every way the deal can end, ``side`` maximising its point difference, the others minimising
     it. Trees are built in slices of states that fit the preallocated arrays."""
     out = np.empty(len(side))
-    rules = KernelRules.of(variant)
+    rules, deal = KernelRules.of(variant), deal_rules(variant)
     rank_mask, rank_of, spread = row_tables(rules.ranks)
     stacks = stack_scratch()
     p0 = int(state.play[0])
@@ -183,10 +194,8 @@ def solve_endgame(variant: Variant, state: fused.DealState, side: np.ndarray) ->
             np.ascontiguousarray(part.captured.T), np.ascontiguousarray(part.scope.T),
             part.last_capturer.astype(np.int8), part.played.copy(),
             np.ascontiguousarray(part.seat_side, np.int8), np.ascontiguousarray(part.scores),
-            p0, variant.plays, rules.ranks, rank_mask, rank_of, spread, rules.rule,
-            rules.fewest, rules.forced, rules.ace_mask, rules.ace_no_scopa,
-            variant.last_play_scopa, variant.scopa_wins_immediately, variant.target,
-            node_parent, node_side, node_root, leaf_node, leaf_captured, leaf_scope,
+            p0, deal, rules.ranks, rank_mask, rank_of, spread, rules.rule, rules.fewest,
+            rules.forced, node_parent, node_side, node_root, leaf_node, leaf_captured, leaf_scope,
             leaf_stopped, *stacks,
         )  # fmt: skip
         if n_nodes < 0:

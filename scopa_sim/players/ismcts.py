@@ -27,11 +27,11 @@ import numpy as np
 
 from scopa_sim.contract import LegalActions, Observation, Player
 from scopa_sim.engine import fused, scoring
-from scopa_sim.engine.kernels import KernelRules, apply_row, row_actions, row_tables
+from scopa_sim.engine.deal_rules import deal_rules, play_row, seat_sides_around, seat_to_play
+from scopa_sim.engine.kernels import KernelRules, row_actions, row_tables
 from scopa_sim.jit import njit
-from scopa_sim.players.pimc import PimcPlayer
 from scopa_sim.players.rollouts import play_rollouts, rollout_players
-from scopa_sim.players.sampling import determinise, hand_layout
+from scopa_sim.players.sampling import determinise
 from scopa_sim.rules import RulesError, Variant
 
 #: Largest number of tree nodes held at once (rows of a slice x nodes per tree): bounds memory.
@@ -45,9 +45,7 @@ _WALK_ACTIONS = 128
 def _walk(
     hands, table, captured, scope, last, played, stopped, play, pack, seat_side, scores, choice,
     n_nodes, first_child, sibling, move_card, move_capture, move_side, visits, avail, total,
-    path, path_len, exploration, plays, round_of, round_starts, hand_sizes, ranks, rank_mask,
-    rank_of, spread, rule, fewest, forced, ace_mask, ace_no_scopa, last_play_scopa, stop_rule,
-    target,
+    path, path_len, exploration, rules, ranks, rank_mask, rank_of, spread, rule, fewest, forced,
 ):  # fmt: skip
     """One iteration's selection and expansion for every row ``b``, in place.
 
@@ -55,7 +53,9 @@ def _walk(
     determinisation at the decision point and ends as the state the rollout plays on from
     (``play[b]``, ``stopped[b]`` the side a winning scopa stopped the deal for, else -1);
     ``path[b, :path_len[b]]`` are the nodes the walk went through (the root, node 0, left out).
-    ``choice[b]`` in [0, 1) picks the child added among the untried moves."""
+    ``choice[b]`` in [0, 1) picks the child added among the untried moves. Each move is played
+    by ``deal_rules.play_row`` (``rules``: the variant's ``DealRules``), the step of every
+    engine: the capture, the stop on a winning scopa, the next hands dealt."""
     n_seats, rows = hands.shape
     cap = _WALK_ACTIONS
     act_card = np.empty((1, cap), np.int8)
@@ -71,8 +71,8 @@ def _walk(
         node = 0
         depth = 0
         p = play[b]
-        while p < plays and stopped[b] < 0:
-            seat = p % n_seats
+        while p < rules.plays and stopped[b] < 0:
+            seat = seat_to_play(p, n_seats)
             side = seat_side[b, seat]
             count = row_actions(
                 hands[seat, b], table[b], ranks, rank_mask, rank_of, spread, rule, fewest, forced,
@@ -120,21 +120,11 @@ def _walk(
                         best, best_score = k, score
                 k = best
                 child = child_of[k]
-            scopa = apply_row(
-                b, act_card[0, k], act_capture[0, k], side, hands[seat], table, captured, scope,
-                last, played, p < plays - 1 or last_play_scopa, ace_mask, ace_no_scopa,
+            play_row(
+                b, act_card[0, k], act_capture[0, k], p, side, pack[b], hands, table, captured,
+                scope, last, played, stopped, scores, rules,
             )  # fmt: skip
-            if scopa and stop_rule and scores[b, side] + scope[side, b] >= target:
-                stopped[b] = side
             p += 1
-            if p < plays and round_of[p] != round_of[p - 1]:  # the next hands are dealt
-                r = round_of[p]
-                size = hand_sizes[r]
-                for t in range(n_seats):
-                    h = np.uint64(0)
-                    for j in range(size):
-                        h |= np.uint64(1) << np.uint64(pack[b, round_starts[r] + t * size + j])
-                    hands[t, b] = h
             path[b, depth] = child
             depth += 1
             node = child
@@ -248,10 +238,9 @@ class IsmctsPlayer(Player):
         total = np.zeros((rows, room))
         path = np.zeros((rows, variant.plays + 1), np.int64)
         path_len = np.zeros(rows, np.int64)
-        round_of, _, starts = hand_layout(variant)
-        hand_sizes = np.asarray(variant.hands, np.int64)
+        deal = deal_rules(variant)
         rank_mask, rank_of, spread = row_tables(rules.ranks)
-        seat_side = np.array(PimcPlayer.seat_sides(obs), np.int8, order="C")
+        seat_side = np.array(seat_sides_around(variant, obs.seat, obs.side), np.int8, order="C")
         scores = np.array(obs.scores, np.int16, order="C")
         players = rollout_players(self.rollout, self.mixture)
         for _ in range(self.iterations):
@@ -269,11 +258,8 @@ class IsmctsPlayer(Player):
             _walk(
                 hands, table, captured, scope, last, played, stopped, play, pack, seat_side,
                 scores, choice, n_nodes, first_child, sibling, move_card, move_capture,
-                move_side, visits, avail, total, path, path_len,
-                float(self.exploration), variant.plays, round_of, starts, hand_sizes,
+                move_side, visits, avail, total, path, path_len, float(self.exploration), deal,
                 rules.ranks, rank_mask, rank_of, spread, rules.rule, rules.fewest, rules.forced,
-                rules.ace_mask, rules.ace_no_scopa, variant.last_play_scopa,
-                variant.scopa_wins_immediately, variant.target,
             )  # fmt: skip
             end_captured = captured.T.copy()
             end_scope = scope.T.copy()

@@ -30,10 +30,10 @@ import numpy as np
 
 from scopa_sim.contract import LegalActions, Observation, Player
 from scopa_sim.engine import fused
-from scopa_sim.engine.kernels import KernelRules
+from scopa_sim.engine.deal_rules import deal_rules, schedule, seat_sides_around
 from scopa_sim.players.endgame import point_difference, solve_endgame
 from scopa_sim.players.rollouts import apply_first_actions, play_rollouts, rollout_players
-from scopa_sim.players.sampling import determinise, hand_layout
+from scopa_sim.players.sampling import determinise
 from scopa_sim.rules import RulesError, Variant
 
 #: Largest number of rollouts handed to the fused engine in one call (bounds memory).
@@ -112,15 +112,7 @@ class PimcPlayer(Player):
         hands, pack = determinise(obs, uniforms)
         return _Hidden(hands, pack, keys.reshape(-1))
 
-    @staticmethod
-    def seat_sides(obs: Observation) -> np.ndarray:
-        """Each seat's side per row: sides alternate round the table (docs/rules.md §2)."""
-        n, sides = obs.variant.n_players, obs.variant.n_sides
-        seats = np.arange(n)[None, :] - obs.seat
-        return ((obs.side.astype(np.int64)[:, None] + seats) % sides).astype(np.int8)
-
     def _rollout_values(self, variant, obs, legal, hidden, part, samples) -> np.ndarray:
-        rules = KernelRules.of(variant)
         n_actions = legal.count[part]
         # One rollout per (row, action, sample), rows' rollouts contiguous.
         row = np.repeat(part, n_actions * samples)
@@ -135,33 +127,20 @@ class PimcPlayer(Player):
         played = obs.played[row].copy()
         last = obs.last_capturer[row].astype(np.int8)
         side = obs.side[row].astype(np.int64)
-        seat = np.full(count, obs.seat, np.int64)
         play = np.full(count, obs.play, np.int64)
-        scopa = apply_first_actions(
-            np.arange(count), action, legal.card[row], legal.capture[row], seat, side, play,
-            variant.plays, hands, table, captured, scope, last, played,
-            variant.last_play_scopa, rules.ace_mask, rules.ace_no_scopa,
-        )  # fmt: skip
-        # A candidate that ends a round leaves the next round's hands to deal, as the state
-        # of the next play must hold them (fused.DealState).
-        round_of, _, starts = hand_layout(variant)
-        nxt = obs.play + 1
-        if nxt < variant.plays and round_of[nxt] != round_of[obs.play]:
-            r = round_of[nxt]
-            size = variant.hands[r]
-            cards = hidden.pack[src].astype(np.uint64)
-            for t in range(variant.n_players):
-                block = cards[:, starts[r] + t * size : starts[r] + (t + 1) * size]
-                hands[t] = np.bitwise_or.reduce(np.uint64(1) << block, axis=1)
-        seat_side = self.seat_sides(obs)[row]
+        pack = np.ascontiguousarray(hidden.pack[src])
         scores = obs.scores[row].astype(np.int16)
-        # A first action that wins the game outright ends the deal there (docs/rules.md §6).
-        stopped = np.zeros(count, bool)
-        if variant.scopa_wins_immediately:
-            own = scores[np.arange(count), side] + scope[side, np.arange(count)]
-            stopped = scopa & (own >= variant.target)
+        # The candidate, played by the engine's step (a scopa that wins the game stops the deal
+        # there; one that ends a round deals the next hands, as the next play's state holds them).
+        won = np.full(count, -1, np.int8)
+        apply_first_actions(
+            np.arange(count), action, legal.card[row], legal.capture[row], side, play, pack,
+            hands, table, captured, scope, last, played, won, scores, deal_rules(variant),
+        )  # fmt: skip
+        stopped = won >= 0
+        seat_side = seat_sides_around(variant, obs.seat, obs.side)[row]
         state = fused.DealState(
-            pack=hidden.pack[src], hands=hands.T, table=table, captured=captured.T,
+            pack=pack, hands=hands.T, table=table, captured=captured.T,
             scope=scope.T, played=played, last_capturer=last, play=play + 1,
             seat_side=seat_side, scores=scores, deal_keys=hidden.keys[src],
         )  # fmt: skip
@@ -191,7 +170,7 @@ class PimcPlayer(Player):
         left = variant.plays - play
         if left > self.endgame:
             return False
-        round_of, _, _ = hand_layout(variant)
+        round_of = schedule(variant).round_of
         return left == 0 or round_of[play] == round_of[variant.plays - 1]
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from scopa_sim import seeding
 from scopa_sim.contract import Player
 from scopa_sim.engine import fused
-from scopa_sim.engine.kernels import apply_row
+from scopa_sim.engine.deal_rules import play_row
 from scopa_sim.jit import njit
 from scopa_sim.players.compiled import COMPILED
 from scopa_sim.rules import RulesError, Variant
@@ -88,18 +88,21 @@ def play_rollouts(variant: Variant, players: tuple[Player, ...], state) -> fused
 
 @njit(cache=True, nogil=True)
 def apply_first_actions(
-    rollout_row, rollout_action, card, capture, seat, side, play, plays, hands, table,
-    captured, scope, last, played, last_play_scopa, ace_mask, ace_no_scopa,
+    rollout_row, rollout_action, card, capture, side, play, pack, hands, table, captured, scope,
+    last, played, stopped, scores, rules,
 ):  # fmt: skip
-    """Play each rollout's first action (the candidate being valued) in its state, in place.
-    State layout ``hands[seat, r]``, ``captured[side, r]``, ``scope[side, r]``. Returns which
-    rollouts scored a scopa with it."""
+    """Play each rollout's first action (the candidate being valued) in its state, in place, by
+    ``deal_rules.play_row``: the move, the stop on a scopa that wins the game (``stopped[r]``:
+    that side) and the next hands dealt when the action ends a round, as the state of the next
+    play must hold them. Rollout ``r`` plays action ``rollout_action[r]`` of decision point
+    ``rollout_row[r]`` (``card``, ``capture``, ``side``, ``play`` per decision point); its state
+    is row ``r`` (``hands[seat, r]``, ``captured[side, r]``, ``pack[r]``, ``scores[r]``).
+    Returns which rollouts scored a scopa with it."""
     out = np.zeros(len(rollout_row), np.bool_)
     for r in range(len(rollout_row)):
         b, a = rollout_row[r], rollout_action[r]
-        scopa_ok = play[b] < plays - 1 or last_play_scopa
-        out[r] = apply_row(
-            r, card[b, a], capture[b, a], side[b], hands[seat[b]], table, captured, scope,
-            last, played, scopa_ok, ace_mask, ace_no_scopa,
+        out[r] = play_row(
+            r, card[b, a], capture[b, a], play[b], side[b], pack[r], hands, table, captured,
+            scope, last, played, stopped, scores, rules,
         )  # fmt: skip
     return out

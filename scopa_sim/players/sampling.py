@@ -8,35 +8,13 @@ come, the known cards where they are.
 
 from __future__ import annotations
 
-from functools import cache
-
 import numpy as np
 
 from scopa_sim.contract import Observation
 from scopa_sim.engine.kernels import lowest_card
 from scopa_sim.jit import njit
 from scopa_sim.players.tactics import unseen_cards
-from scopa_sim.rules import Variant
-
-
-@cache
-def hand_layout(variant: Variant) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per play index: the round it belongs to, each seat's cards in hand just before it, and
-    per round the pack position where its hands start (canonical order, docs/rules.md §2)."""
-    n = variant.n_players
-    round_of = np.zeros(variant.plays, np.int64)
-    in_hand = np.zeros((variant.plays, n), np.int64)
-    starts = np.zeros(len(variant.hands), np.int64)
-    play, position = 0, variant.table_cards
-    for r, size in enumerate(variant.hands):
-        starts[r] = position
-        for q in range(size * n):
-            round_of[play] = r
-            for seat in range(n):
-                in_hand[play, seat] = size - (q // n + (seat < q % n))
-            play += 1
-        position += size * n
-    return round_of, in_hand, starts
+from scopa_sim.rules.schedule import schedule
 
 
 @njit(cache=True, nogil=True)
@@ -107,14 +85,14 @@ def determinise(obs: Observation, uniforms: np.ndarray) -> tuple[np.ndarray, np.
     packs ``int8[rows * samples, cards]`` (sample ``s`` of row ``b`` at ``b * samples + s``)."""
     variant = obs.variant
     rows, samples = uniforms.shape[0], uniforms.shape[1]
-    round_of, in_hand, starts = hand_layout(variant)
+    plan = schedule(variant)
     hands = np.zeros((rows * samples, variant.n_players), np.uint64)
     pack = np.zeros((rows * samples, variant.pack.n_cards), np.int8)
     _determinise(
         obs.hand, obs.table, np.bitwise_or.reduce(obs.captured, axis=1), obs.played,
         variant.pack.full_mask, np.full(rows, obs.seat, np.int64),
-        np.repeat(in_hand[obs.play][None, :], rows, axis=0), np.full(rows, round_of[obs.play]),
-        starts, np.asarray(variant.hands, np.int64), variant.pack.n_cards, uniforms, hands,
-        pack,
+        np.repeat(plan.in_hand[obs.play][None, :], rows, axis=0),
+        np.full(rows, plan.round_of[obs.play]), plan.round_start,
+        np.asarray(variant.hands, np.int64), variant.pack.n_cards, uniforms, hands, pack,
     )  # fmt: skip
     return hands, pack

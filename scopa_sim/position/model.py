@@ -14,13 +14,14 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from scopa_sim.cards import mask_of
 from scopa_sim.rules import RulesError, Variant
+from scopa_sim.rules.schedule import schedule
 
 if TYPE_CHECKING:
     from scopa_sim.contract import Observation
@@ -270,7 +271,7 @@ def _check_shape(rules: Variant, n_hand: int, n_table: int, n_seen: int, seat) -
             f"{counted} make this play {play + 1} of {rules.plays}, which is seat {turn}'s "
             f"turn, not seat {seat}'s; check --seen and --table"
         )
-    need = hand_sizes(rules)[play][turn]
+    need = int(schedule(rules).in_hand[play, turn])
     if n_hand != need:
         raise PositionError(
             f"impossible hand size: at play {play + 1} of {rules.plays} ({counted}) seat {turn} "
@@ -279,20 +280,8 @@ def _check_shape(rules: Variant, n_hand: int, n_table: int, n_seen: int, seat) -
     return play
 
 
-@cache
-def hand_sizes(variant: Variant) -> tuple[tuple[int, ...], ...]:
-    """Per play, the cards each seat holds just before it: ``players.sampling.hand_layout`` (a
-    test holds the two equal), here without the engine's imports so that bad input answers at
-    once."""
-    n, out = variant.n_players, []
-    for size in variant.hands:
-        for q in range(size * n):
-            out.append(tuple(size - (q // n + (seat < q % n)) for seat in range(n)))
-    return tuple(out)
-
-
 def _check_throw_in(rules: Variant, table) -> None:
-    from scopa_sim.engine.batch import throw_in_rows
+    from scopa_sim.engine.deal_rules import throw_in_rows
 
     pack = np.zeros((1, rules.pack.n_cards), np.int8)
     pack[0, : len(table)] = sorted(table)

@@ -10,8 +10,9 @@ action of a sample meets the same hidden cards and the same rollout random numbe
 random numbers), so samples are the units of paired comparisons between moves.
 ``tests/test_analyse.py`` holds the point differences to ``PimcPlayer(samples=1).evaluate`` on
 the same rows, so this cannot drift from the player it stands for. The rules are the engine's:
-legal actions from ``kernels.legal_actions``, the move from ``kernels.apply_actions``, the rest
-of the deal from ``fused.play_from_states``, the points from ``scoring.score``.
+legal actions from ``kernels.legal_actions``, the move from ``deal_rules.play_row`` (through
+``rollouts.apply_first_actions``, as pimc plays it), the rest of the deal from
+``fused.play_from_states``, the points from ``scoring.score``.
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ import numpy as np
 from scopa_sim import seeding
 from scopa_sim.contract import LegalActions
 from scopa_sim.engine import kernels, scoring
+from scopa_sim.engine.deal_rules import deal_rules, seat_sides_around
 from scopa_sim.engine.deals import DealState
 from scopa_sim.players.endgame import point_difference
 from scopa_sim.players.pimc import PimcPlayer
-from scopa_sim.players.rollouts import play_rollouts, rollout_players
-from scopa_sim.players.sampling import determinise, hand_layout
+from scopa_sim.players.rollouts import apply_first_actions, play_rollouts, rollout_players
+from scopa_sim.players.sampling import determinise
 from scopa_sim.position.model import Position
 
 
@@ -82,7 +84,6 @@ def roll_out(pos: Position, player: PimcPlayer, seed: int = 0) -> Rollouts:
     action = np.repeat(np.arange(actions), n)
     sample = np.tile(np.arange(n), actions)
     count = len(action)
-    rules = kernels.KernelRules.of(variant)
     state_hands = hands[sample].T.copy()
     table = np.repeat(obs.table[:1], count)
     captured = np.repeat(obs.captured[:1], count, axis=0).T.copy()
@@ -90,24 +91,22 @@ def roll_out(pos: Position, player: PimcPlayer, seed: int = 0) -> Rollouts:
     played = np.repeat(obs.played[:1], count)
     last = np.repeat(obs.last_capturer[:1], count).astype(np.int8)
     side = np.full(count, pos.side, np.int64)
-    last_play = pos.play == variant.plays - 1
-    scopa = kernels.apply_actions(
-        np.arange(count), action, np.repeat(legal.card, count, axis=0),
-        np.repeat(legal.capture, count, axis=0), side, state_hands[pos.seat], table, captured,
-        scope, last, played, not last_play or variant.last_play_scopa, rules.ace_mask,
-        rules.ace_no_scopa,
-    )  # fmt: skip
-    _deal_next_round(variant, pos.play, pack[sample], state_hands)
     scores = np.repeat(np.asarray([pos.scores or (0,) * variant.n_sides], np.int16), count, 0)
-    stopped = np.zeros(count, bool)
-    if variant.scopa_wins_immediately:  # a move that wins the game ends the deal there
-        own = scores[:, pos.side] + scope[pos.side]
-        stopped = scopa & (own >= variant.target)
+    packs = np.ascontiguousarray(pack[sample])
+    # The move by the engine's step: a move that wins the game ends the deal there, one that
+    # ends a round deals the next hands.
+    won = np.full(count, -1, np.int8)
+    scopa = apply_first_actions(
+        np.zeros(count, np.int64), action, legal.card, legal.capture, side[:1],
+        np.array([pos.play], np.int64), packs, state_hands, table, captured, scope, last,
+        played, won, scores, deal_rules(variant),
+    )  # fmt: skip
+    stopped = won >= 0
     state = DealState(
-        pack=pack[sample], hands=state_hands.T, table=table, captured=captured.T,
+        pack=packs, hands=state_hands.T, table=table, captured=captured.T,
         scope=scope.T, played=played, last_capturer=last,
         play=np.full(count, pos.play + 1, np.int64),
-        seat_side=np.repeat(PimcPlayer.seat_sides(obs)[:1], count, axis=0),
+        seat_side=np.repeat(seat_sides_around(variant, pos.seat, [pos.side]), count, axis=0),
         scores=scores, deal_keys=keys[sample],
     )  # fmt: skip
     end_captured, end_scope = captured.T.copy(), scope.T.copy()
@@ -138,18 +137,3 @@ def roll_out(pos: Position, player: PimcPlayer, seed: int = 0) -> Rollouts:
         scope_made=grid(made.astype(np.int16)), outright=grid(outright),
         scopa_now=scopa.reshape(actions, n)[:, 0].copy(),
     )  # fmt: skip
-
-
-def _deal_next_round(variant, play: int, pack: np.ndarray, hands: np.ndarray) -> None:
-    """A move that ends a round leaves the next round's hands to deal, as the state of the
-    next play must hold them (``fused.DealState``): dealt from each rollout's sampled pack."""
-    round_of, _, starts = hand_layout(variant)
-    nxt = play + 1
-    if nxt >= variant.plays or round_of[nxt] == round_of[play]:
-        return
-    r = round_of[nxt]
-    size = variant.hands[r]
-    cards = pack.astype(np.uint64)
-    for t in range(variant.n_players):
-        block = cards[:, starts[r] + t * size : starts[r] + (t + 1) * size]
-        hands[t] = np.bitwise_or.reduce(np.uint64(1) << block, axis=1)
