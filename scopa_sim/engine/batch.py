@@ -340,12 +340,7 @@ def game_winners(variant: Variant, before: np.ndarray, points, batch: DealBatch)
     for one deal.
     """
     after = before + points.totals
-    winner = batch.stopped_by.astype(np.int8).copy()
-    if variant.napoleone:
-        coins = np.uint64(variant.pack.suit_mask(0))
-        has_all = (batch.captured & coins) == coins
-        holder = np.where(has_all.any(axis=1), has_all.argmax(axis=1), -1)
-        winner = np.where(winner >= 0, winner, holder).astype(np.int8)
+    winner = deal_rules.outright_winners(variant, batch.captured, batch.stopped_by)
     if variant.count_in_turn_order:
         for seat in range(variant.n_players):
             side = batch.seat_side[:, seat].astype(np.int64)

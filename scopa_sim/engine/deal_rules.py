@@ -29,9 +29,9 @@ from scopa_sim.rules.schedule import Schedule, schedule
 __all__ = [
     "DealRules", "Schedule", "deal_hands", "deal_packs", "deal_rules", "end_deal", "end_deals",
     "first_dealers", "hand_of", "is_throw_in", "open_deal", "open_table", "opening_escobas",
-    "opening_sweeps", "play_row", "play_rows", "schedule", "seat_offsets", "seat_sides",
-    "seat_sides_around", "seat_to_play", "start_deals", "sweep_counts", "throw_in_rows",
-    "throws_in", "wins_outright",
+    "opening_sweeps", "outright_winners", "play_row", "play_rows", "schedule", "seat_offsets",
+    "seat_sides", "seat_sides_around", "seat_to_play", "start_deals", "sweep_counts",
+    "throw_in_rows", "throws_in", "wins_outright",
 ]  # fmt: skip
 
 _ONE = np.uint64(1)
@@ -379,3 +379,19 @@ def end_deals(rules: DealRules, captured, last, table, stopped_by) -> np.ndarray
     leftovers = np.empty(len(table), np.uint64)
     _end_deals(captured, last, table, stopped_by, rules.full, leftovers)
     return leftovers
+
+
+# §6: a game won outright -----------------------------------------------------------------------
+
+
+def outright_winners(variant: Variant, captured: np.ndarray, stopped_by: np.ndarray) -> np.ndarray:
+    """Per deal, the side that won the game outright in it (§6), ``int8[B]``: the side whose
+    scopa stopped the deal (``stopped_by``), else under ``napoleone`` the side that captured
+    every card of the scoring suit (``captured``: ``uint64[B, S]``); -1 when none did."""
+    winner = np.asarray(stopped_by, np.int8).copy()
+    if variant.napoleone:
+        coins = np.uint64(variant.pack.suit_mask(0))
+        has_all = (captured & coins) == coins
+        holder = np.where(has_all.any(axis=1), has_all.argmax(axis=1), -1)
+        winner = np.where(winner >= 0, winner, holder).astype(np.int8)
+    return winner

@@ -33,7 +33,7 @@ from scopa_sim.engine import fused
 from scopa_sim.engine.deal_rules import deal_rules, schedule, seat_sides_around
 from scopa_sim.players.endgame import point_difference, solve_endgame
 from scopa_sim.players.rollouts import apply_first_actions, play_rollouts, rollout_players
-from scopa_sim.players.sampling import determinise
+from scopa_sim.players.sampling import sample_deals
 from scopa_sim.rules import RulesError, Variant
 
 #: Largest number of rollouts handed to the fused engine in one call (bounds memory).
@@ -102,15 +102,8 @@ class PimcPlayer(Player):
     # The search ---------------------------------------------------------------------------
 
     def _deals(self, obs: Observation, rng) -> _Hidden:
-        """The sampled hands and packs of every row (``samples`` per row)."""
-        variant = obs.variant
-        rows, samples = len(obs.hand), self.samples
-        uniforms = rng.random(size=samples * variant.pack.n_cards).reshape(
-            rows, samples, variant.pack.n_cards
-        )
-        keys = (rng.random(size=samples) * 2.0**63).astype(np.uint64)  # [rows, samples]
-        hands, pack = determinise(obs, uniforms)
-        return _Hidden(hands, pack, keys.reshape(-1))
+        """The sampled hands and packs of every row (``samples`` per row), and their keys."""
+        return _Hidden(*sample_deals(obs, rng, self.samples))
 
     def _rollout_values(self, variant, obs, legal, hidden, part, samples) -> np.ndarray:
         n_actions = legal.count[part]

@@ -96,3 +96,17 @@ def determinise(obs: Observation, uniforms: np.ndarray) -> tuple[np.ndarray, np.
         np.asarray(variant.hands, np.int64), variant.pack.n_cards, uniforms, hands, pack,
     )  # fmt: skip
     return hands, pack
+
+
+def sample_deals(obs: Observation, rng, samples: int):
+    """``samples`` deals per row consistent with what its seat has seen, and a rollout key per
+    deal, drawn from the decision's random numbers ``rng`` (``DecisionRandom``) in the one order
+    every sampling search uses (pimc, and the analysis of a position, which stands for pimc):
+    the uniforms of the deals, then the keys. Returns ``(hands, pack, keys)``: :func:`determinise`
+    of the uniforms, and ``uint64[rows * samples]`` keys (sample ``s`` of row ``b`` at
+    ``b * samples + s``)."""
+    rows, n_cards = len(obs.hand), obs.variant.pack.n_cards
+    uniforms = rng.random(size=samples * n_cards).reshape(rows, samples, n_cards)
+    keys = (rng.random(size=samples) * 2.0**63).astype(np.uint64)  # [rows, samples]
+    hands, pack = determinise(obs, uniforms)
+    return hands, pack, keys.reshape(-1)

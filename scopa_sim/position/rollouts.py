@@ -24,12 +24,12 @@ import numpy as np
 from scopa_sim import seeding
 from scopa_sim.contract import LegalActions
 from scopa_sim.engine import kernels, scoring
-from scopa_sim.engine.deal_rules import deal_rules, seat_sides_around
+from scopa_sim.engine.deal_rules import deal_rules, outright_winners, seat_sides_around
 from scopa_sim.engine.deals import DealState
 from scopa_sim.players.endgame import point_difference
 from scopa_sim.players.pimc import PimcPlayer
 from scopa_sim.players.rollouts import apply_first_actions, play_rollouts, rollout_players
-from scopa_sim.players.sampling import determinise
+from scopa_sim.players.sampling import sample_deals
 from scopa_sim.position.model import Position
 
 
@@ -73,11 +73,7 @@ def roll_out(pos: Position, player: PimcPlayer, seed: int = 0) -> Rollouts:
     legal = legal_actions(pos)
     obs = pos.observation(n)
     rng = sample_random(pos, n, seed)
-    cards = variant.pack.n_cards
-    # The draws of PimcPlayer(samples=1)._deals on these rows, in its order.
-    uniforms = rng.random(size=cards).reshape(n, 1, cards)
-    keys = (rng.random(size=1) * 2.0**63).astype(np.uint64).reshape(-1)
-    hands, pack = determinise(obs, uniforms)
+    hands, pack, keys = sample_deals(obs, rng, 1)  # PimcPlayer(samples=1)'s draws, per row
 
     actions = int(legal.count[0])
     # Rollout k = a * n + s: action a in sample s.
@@ -122,11 +118,7 @@ def roll_out(pos: Position, player: PimcPlayer, seed: int = 0) -> Rollouts:
     stopped = outright >= 0
     points = scoring.score(variant, end_captured, end_scope, stopped).totals
     difference = point_difference(variant, end_captured, end_scope, stopped, side)
-    if variant.napoleone:  # every coin captured wins the game outright (docs/rules.md §6)
-        coins = np.uint64(variant.pack.suit_mask(0))
-        full = (end_captured & coins) == coins
-        holder = np.where(full.any(axis=1), full.argmax(axis=1), -1)
-        outright = np.where(outright >= 0, outright, holder).astype(np.int8)
+    outright = outright_winners(variant, end_captured, outright)  # a scopa's, or napoleone
     made = end_scope - after_move
 
     def grid(values):

@@ -133,6 +133,7 @@ def win_table(variant: Variant, player: str = "greedy", deals: int = TABLE_DEALS
     """The table of ``variant`` (two sides), its deals played by the compiled ``player`` on
     both sides (a search player would cost a great deal for a table of many deals)."""
     from scopa_sim.engine.batch import play_deals
+    from scopa_sim.engine.deal_rules import outright_winners
     from scopa_sim.players.rollouts import rollout_player
 
     if variant.n_sides != 2:
@@ -141,11 +142,10 @@ def win_table(variant: Variant, player: str = "greedy", deals: int = TABLE_DEALS
     out = play_deals(variant, lineup, TABLE_SEED, range(deals))
     totals = out.points.sum(axis=2).astype(np.int64)
     dealer = out.dealer_side.astype(np.int64)
-    outright = np.zeros((len(dealer), 2), np.int64)
-    if variant.napoleone:
-        coins = np.uint64(variant.pack.suit_mask(0))
-        full = (out.captured & coins) == coins
-        outright = np.where(full, 1, 0) - np.where(full[:, ::-1], 1, 0)
+    # Napoleone: +1 for the side that won outright, -1 for the other (a stop is not modelled).
+    holder = outright_winners(variant, out.captured, np.full(len(dealer), -1, np.int8))
+    won = (holder[:, None] == np.arange(2)[None, :]).astype(np.int64)
+    outright = won - won[:, ::-1]
     rows = []
     for me in (0, 1):  # every deal seen from each side: mine, theirs, outright, I deal
         rows.append(
