@@ -263,7 +263,7 @@ BAD = {
     "seven players": ('extends = "classic"\n[players]\ncount = 7\n', ["players.count", "2 to 6"]),
     "sides": ('extends = "classic-4p"\n[players]\nsides = 3\n', ["players.sides"]),
     "throw-in without a table": ('extends = "scopone-scientifico"\n[deal]\nthrow_in = true\n',
-                                 ["deal.throw_in", "4 table cards"]),
+                                 ["deal.throw_in", "4 table cards", "set it to false"]),
     "a missing suit without a primiera": ('extends = "base"\n[scoring]\nprimiera = "none"\n'
                                           'primiera_missing_suit = "zero"\n',
                                           ["scoring.primiera_missing_suit", "a primiera", "void"]),

@@ -184,9 +184,10 @@ def _check_rules(rules: Variant, given: Mapping[str, str], source: str) -> None:
         value = getattr(rules, key.field)
         failed = [c for c in key.needs if not c.holds(rules)]
         if failed and value != key.off:
+            off = _file_value(key.off)
             raise RulesError(
                 f"{source}: {at(key.field)} needs {failed[0].needs}; set it to "
-                f"{_file_value(key.off)}"
+                f"{str(off).lower() if isinstance(off, bool) else off}"
             )
 
 
