@@ -230,7 +230,9 @@ def test_a_tournament_of_a_file_is_named_after_the_variant(tmp_path):
 
 # --- bad files: one line, exit 2, naming the key ------------------------------------------------
 
-CLASSIC = (CONFIGS / "classic.toml").read_text()
+#: Classic with every key, as ``scopa-sim variants classic --toml`` prints it (the preset's own
+#: file gives only where it differs from base).
+CLASSIC = to_toml(definition_of(PRESETS["classic"]))
 
 BAD = {
     "unknown key": ('extends = "classic"\n[deal]\nhand_size = 4\n', ["deal.hand_size", "hands"]),
@@ -261,7 +263,11 @@ BAD = {
     "seven players": ('extends = "classic"\n[players]\ncount = 7\n', ["players.count", "2 to 6"]),
     "sides": ('extends = "classic-4p"\n[players]\nsides = 3\n', ["players.sides"]),
     "throw-in without a table": ('extends = "scopone-scientifico"\n[deal]\nthrow_in = true\n',
-                                 ["deal.throw_in", "4 table cards"]),
+                                 ["deal.throw_in", "4 table cards", "set it to false"]),
+    "a missing suit without a primiera": ('extends = "base"\n[scoring]\nprimiera = "none"\n'
+                                          'primiera_missing_suit = "zero"\n',
+                                          ["scoring.primiera_missing_suit", "a primiera", "void"]),
+    "extends nothing known": ('extends = "bass"\n', ["extends = 'bass'", "base"]),
     "a preset's name": ('extends = "classic"\nname = "classic"\n[game]\ntarget = 5\n',
                         ["'classic' is a preset's"]),
 }  # fmt: skip

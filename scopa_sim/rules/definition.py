@@ -11,78 +11,41 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from types import SimpleNamespace
 
-from scopa_sim.cards import FRENCH_52, ITALIAN_40, Pack
-from scopa_sim.rules.options import OPTIONS
-from scopa_sim.rules.variant import (
-    Capture,
-    FirstDealer,
-    MissingSuit,
-    Napola,
-    PrimieraRule,
+from scopa_sim.cards import ITALIAN_40, Pack
+from scopa_sim.rules.keys import (
+    CARD,
+    HANDS,
+    KEYS,
+    PACK,
+    PACKS,
+    SECTIONS,
+    RuleKey,
     RulesError,
-    Variant,
+    accepted_options,
+    rule_key,
 )
+from scopa_sim.rules.variant import Variant
 
-__all__ = ["PACKS", "SCHEMA", "accepted_options", "definition_of", "from_definition"]
+__all__ = [
+    "BASE",
+    "PACKS",
+    "SCHEMA",
+    "accepted_options",
+    "defaults_definition",
+    "definition_of",
+    "from_definition",
+]
 
-PACKS: dict[str, Pack] = {p.name: p for p in (ITALIAN_40, FRENCH_52)}
-
-#: Players the engines are tested with (the presets' range).
-MIN_PLAYERS, MAX_PLAYERS = 2, 6
-
-
-@dataclass(frozen=True)
-class Key:
-    """One key of a section: the :class:`Variant` field it sets and what it takes."""
-
-    field: str
-    kind: object  # bool, int, "pack", "hands", "card", "primiera" or a StrEnum
-    help: str
-
-
-SCHEMA: dict[str, dict[str, Key]] = {
-    "players": {
-        "count": Key("n_players", int, f"players at the table, {MIN_PLAYERS} to {MAX_PLAYERS}"),
-        "sides": Key("n_sides", int, "sides scoring apart: = count, or teams sitting opposite"),
-    },
-    "deal": {
-        "pack": Key("pack", "pack", "italian-40 or french-52"),
-        "table_cards": Key("table_cards", int, "cards laid on the table at the start of a deal"),
-        "hands": Key("hands", "hands", "cards dealt to each player at each hand, e.g. [3, 3]"),
-        "throw_in": Key("throw_in", bool, "redeal when 3 or 4 of the 4 table cards are kings"),
-        "opening_sweep": Key("opening_sweep", bool, "a table of 15 (30) is the dealer's escoba"),
-    },
-    "capture": {
-        "rule": Key("capture", Capture, "match-or-sum, fifteen or ace-takes-all"),
-        "forced_capture": Key("forced_capture", bool, "a player who can capture must capture"),
-        "fewest_cards": Key("fewest_cards", bool, "a sum capture uses as few cards as it can"),
-    },
-    "scoring": {
-        "settebello": Key("settebello_card", "card", "the card worth 1 point, e.g. 7D"),
-        "primiera": Key("primiera", "primiera", "standard, face_zero, most_sevens or none"),
-        "primiera_missing_suit": Key("primiera_missing_suit", MissingSuit, "void or zero"),
-        "most_sevens": Key("most_sevens", bool, "1 point for the most sevens (the 52-card game)"),
-        "re_bello": Key("re_bello", "re_bello", "false, or the card worth 1 point, e.g. RD"),
-        "napola": Key("napola", Napola, "off, sequence or trentino"),
-        "last_play_scopa": Key("last_play_scopa", bool, "a sweep on the last play is a scopa"),
-        "ace_sweep_scopa": Key("ace_sweep_scopa", bool, "an ace's sweep is a scopa"),
-    },
-    "game": {
-        "target": Key("target", int, "points that win the game, 1 to 1000"),
-        "scopa_wins_immediately": Key(
-            "scopa_wins_immediately", bool, "a scopa reaching the target wins at once"
-        ),
-        "count_in_turn_order": Key(
-            "count_in_turn_order", bool, "count in turn order; the first to the target wins"
-        ),
-        "napoleone": Key("napoleone", bool, "all ten coins win the game"),
-        "first_dealer": Key("first_dealer", FirstDealer, "random or fixed"),
-    },
+#: Each section's keys by name, from the table of rule keys.
+SCHEMA: dict[str, dict[str, RuleKey]] = {
+    section: {key.name: key for key in KEYS if key.section == section} for section in SECTIONS
 }
+
+#: What ``extends`` names to start from the table's defaults rather than from a preset.
+BASE = "base"
 
 #: Top-level keys besides the sections.
 TOP_KEYS = ("name", "summary", "extends")
@@ -115,21 +78,44 @@ def _where(source: str, section: str, key: str) -> str:
     return f"{source}: {section}.{key}" if section else f"{source}: {key}"
 
 
-def _value(kind, raw, pack: Pack, where: str):
-    """``raw`` (as TOML gives it) checked and converted to the field's type."""
-    if kind is bool:
+def _whole_number(key: RuleKey, raw, where: str) -> int:
+    if isinstance(raw, bool) or not isinstance(raw, int):
+        raise RulesError(f"{where} takes a whole number, not {raw!r}")
+    low, high = key.low, key.high
+    if (low is not None and raw < low) or (high is not None and raw > high):
+        span = f"from {low} to {high}" if high is not None else f"of {low} or more"
+        raise RulesError(f"{where} = {raw}: it takes a whole number {span}")
+    return raw
+
+
+def _card(raw, pack: Pack, where: str) -> int:
+    try:
+        card = pack.parse(raw) if isinstance(raw, str) and not raw.isdigit() else None
+    except ValueError:
+        card = None
+    if card is None:
+        raise RulesError(
+            f"{where} = {raw!r} is not a card of the {pack.name} pack (write a card as "
+            f"rank then suit, e.g. {pack.code(pack.card(0, 7))})"
+        )
+    return card
+
+
+def _value(key: RuleKey, raw, pack: Pack, where: str):
+    """``raw`` (as TOML gives it) checked and converted to the key's type."""
+    if key.kind is bool:
+        if key.or_card and not isinstance(raw, bool):
+            return _card(raw, pack, where)
         if not isinstance(raw, bool):
             raise RulesError(f"{where} takes true or false, not {raw!r}")
         return raw
-    if kind is int:
-        if isinstance(raw, bool) or not isinstance(raw, int):
-            raise RulesError(f"{where} takes a whole number, not {raw!r}")
-        return raw
-    if kind == "pack":
+    if key.kind is int:
+        return _whole_number(key, raw, where)
+    if key.kind is PACK:
         if raw not in PACKS:
             raise RulesError(f"{where} = {raw!r} is not a pack; choose {' or '.join(PACKS)}")
         return PACKS[raw]
-    if kind == "hands":
+    if key.kind is HANDS:
         if not isinstance(raw, list) or not raw:
             raise RulesError(f"{where} takes a list of hand sizes, e.g. [3, 3, 3], not {raw!r}")
         for size in raw:
@@ -139,27 +125,14 @@ def _value(kind, raw, pack: Pack, where: str):
                     f"not {size!r}"
                 )
         return tuple(raw)
-    if kind == "re_bello" and isinstance(raw, bool):
-        return raw
-    if kind in ("card", "re_bello"):
-        try:
-            card = pack.parse(raw) if isinstance(raw, str) and not raw.isdigit() else None
-        except ValueError:
-            card = None
-        if card is None:
-            raise RulesError(
-                f"{where} = {raw!r} is not a card of the {pack.name} pack (write a card as "
-                f"rank then suit, e.g. {pack.code(pack.card(0, 7))})"
-            )
-        return card
-    if kind == "primiera":
-        if raw == "none":
-            return None
-        kind = PrimieraRule
-    choices = [m.value for m in kind]
+    if key.kind is CARD:
+        return _card(raw, pack, where)
+    if key.none and raw == "none":
+        return None
+    choices = [*key.choices, *(["none"] if key.none else [])]
     if raw not in choices:
         raise RulesError(f"{where} = {raw!r} is unknown; choose one of: {', '.join(choices)}")
-    return kind(raw)
+    return key.kind(raw)
 
 
 def _check_keys(data: Mapping, source: str) -> None:
@@ -185,20 +158,6 @@ def _check_keys(data: Mapping, source: str) -> None:
             )
 
 
-def accepted_options(rules: Variant) -> frozenset[str]:
-    """The ``--option`` keys that make sense for ``rules``: what the presets accepted before they
-    were files, derived from the definition so that a user's variant gets the same."""
-    accepted = {"target", "forced_capture", "fewest_cards", "last_play_scopa",
-                "scopa_wins_immediately", "first_dealer"}  # fmt: skip
-    if rules.pack is ITALIAN_40:
-        accepted |= {"primiera", "primiera_missing_suit", "re_bello", "napola", "napoleone"}
-        if rules.table_cards >= 4 and not rules.opening_sweep:
-            accepted.add("throw_in")
-    if rules.capture is Capture.ACE_TAKES_ALL:
-        accepted.add("ace_sweep_scopa")
-    return frozenset(accepted)
-
-
 def _check_rules(rules: Variant, given: Mapping[str, str], source: str) -> None:
     """What the engines cannot play, named by the key that asks for it."""
 
@@ -206,18 +165,11 @@ def _check_rules(rules: Variant, given: Mapping[str, str], source: str) -> None:
         return given.get(field, field)
 
     n, sides = rules.n_players, rules.n_sides
-    if not MIN_PLAYERS <= n <= MAX_PLAYERS:
-        raise RulesError(
-            f"{source}: {at('n_players')} = {n}: the engine plays {MIN_PLAYERS} to {MAX_PLAYERS} "
-            "players"
-        )
     if sides < 2 or n % sides:
         raise RulesError(
             f"{source}: {at('n_sides')} = {sides}: {n} players make {n} sides (each on their "
             f"own) or teams of equal size, at least 2 sides (e.g. {n // 2 if n % 2 == 0 else n})"
         )
-    if rules.table_cards < 0:
-        raise RulesError(f"{source}: {at('table_cards')} = {rules.table_cards} is below 0")
     dealt = rules.table_cards + n * sum(rules.hands)
     if dealt != rules.pack.n_cards:
         stock = rules.pack.n_cards - dealt
@@ -228,34 +180,15 @@ def _check_rules(rules: Variant, given: Mapping[str, str], source: str) -> None:
             f"{rules.pack.n_cards}: it {how}; the engine deals the whole pack, so make "
             f"table_cards + players x sum(hands) = {rules.pack.n_cards}"
         )
-    if not 1 <= rules.target <= OPTIONS["target"].high:
-        raise RulesError(
-            f"{source}: {at('target')} = {rules.target}: the target is from 1 to "
-            f"{OPTIONS['target'].high}"
-        )
-    italian = rules.pack is ITALIAN_40
-    needs_italian = [
-        ("primiera", rules.primiera is not None),
-        ("re_bello", rules.re_bello),
-        ("napola", rules.napola is not Napola.OFF),
-        ("napoleone", rules.napoleone),
-        ("throw_in", rules.throw_in),
-    ]
-    for field, asked in needs_italian:
-        if asked and not italian:
-            off = "none" if field == "primiera" else "off" if field == "napola" else "false"
+    for key in KEYS:
+        value = getattr(rules, key.field)
+        failed = [c for c in key.needs if not c.holds(rules)]
+        if failed and value != key.off:
+            off = _file_value(key.off)
             raise RulesError(
-                f"{source}: {at(field)} needs the italian-40 pack (its coins, kings and primiera "
-                f"values); with {rules.pack.name} set it to {off}"
+                f"{source}: {at(key.field)} needs {failed[0].needs}; set it to "
+                f"{str(off).lower() if isinstance(off, bool) else off}"
             )
-    if rules.throw_in and (rules.table_cards < 4 or rules.opening_sweep):
-        raise RulesError(
-            f"{source}: {at('throw_in')} needs 4 table cards and no opening_sweep; set it to false"
-        )
-    if rules.ace_sweep_scopa and rules.capture is not Capture.ACE_TAKES_ALL:
-        raise RulesError(
-            f"{source}: {at('ace_sweep_scopa')} goes with capture.rule = 'ace-takes-all'"
-        )
 
 
 def from_definition(data: Mapping, source: str, base: Mapping | None = None) -> Variant:
@@ -269,7 +202,8 @@ def from_definition(data: Mapping, source: str, base: Mapping | None = None) -> 
     if missing:
         raise RulesError(
             f"{source}: {missing[0]} is missing; give every key of the sections, or start from "
-            'a preset with extends = "classic" (see configs/variants/)'
+            f'the defaults with extends = "{BASE}" or from a preset with extends = "classic" '
+            "(see configs/variants/)"
         )
     name = data.get("name", (base or {}).get("name"))
     if not name or not _NAME.fullmatch(name):
@@ -277,13 +211,13 @@ def from_definition(data: Mapping, source: str, base: Mapping | None = None) -> 
             f"{source}: name = {name!r}: a variant's name is letters, digits, '-', '_' or '.' "
             '(e.g. name = "my-game")'
         )
-    pack = _value("pack", merged["deal"]["pack"], ITALIAN_40, _where(source, "deal", "pack"))
+    where = _where(source, "deal", "pack")
+    pack = _value(rule_key("pack"), merged["deal"]["pack"], ITALIAN_40, where)
     fields, given = {}, {}
-    for section, keys in SCHEMA.items():
-        for key, spec in keys.items():
-            where = _where(source, section, key)
-            fields[spec.field] = _value(spec.kind, merged[section][key], pack, where)
-            given[spec.field] = f"{section}.{key}"
+    for key in KEYS:
+        where = _where(source, key.section, key.name)
+        fields[key.field] = _value(key, merged[key.section][key.name], pack, where)
+        given[key.field] = f"{key.section}.{key.name}"
     re_bello = fields["re_bello"]
     fields["re_bello"] = re_bello is not False
     fields["re_bello_card"] = None if isinstance(re_bello, bool) else re_bello
@@ -305,6 +239,26 @@ def _plain(value):
     return value.value if isinstance(value, StrEnum) else value
 
 
+def _file_value(value):
+    """A field's value as a variant file writes it (TOML and JSON types)."""
+    if isinstance(value, Pack):
+        return value.name
+    if isinstance(value, tuple):
+        return list(value)
+    if value is None:
+        return "none"
+    return _plain(value)
+
+
+def _key_value(rules: Variant, key: RuleKey):
+    """The value of ``key`` in ``rules`` as a file writes it; the named cards by their code."""
+    if key.kind is CARD:
+        return rules.pack.code(rules.settebello)
+    if key.or_card:
+        return rules.re_bello and rules.pack.code(rules.king_of_coins)
+    return _file_value(getattr(rules, key.field))
+
+
 def definition_of(rules: Variant) -> dict:
     """The full definition of ``rules`` as plain data (TOML and JSON types): what a run's manifest
     records, and what :func:`from_definition` turns back into an equal variant."""
@@ -312,23 +266,30 @@ def definition_of(rules: Variant) -> dict:
     if rules.summary:
         out["summary"] = rules.summary
     for section, keys in SCHEMA.items():
-        values = {}
-        for key, spec in keys.items():
-            if spec.field == "settebello_card":
-                value = rules.pack.code(rules.settebello)
-            elif spec.field == "re_bello":
-                value = rules.re_bello and rules.pack.code(rules.king_of_coins)
-            else:
-                value = getattr(rules, spec.field)
-            if isinstance(value, Pack):
-                value = value.name
-            elif isinstance(value, tuple):
-                value = list(value)
-            elif value is None:
-                value = "none"
-            values[key] = _plain(value)
-        out[section] = values
+        out[section] = {name: _key_value(rules, key) for name, key in keys.items()}
     return out
+
+
+def defaults_definition() -> dict:
+    """The sections of the table's defaults: what a file with ``extends = "base"`` starts from,
+    as a file that extends a preset starts from the preset's definition."""
+    defaults = definition_of(Variant(BASE))
+    return {section: defaults[section] for section in SCHEMA}
+
+
+def _choices_text(words) -> str:
+    return ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else "".join(words)
+
+
+def comment(key: RuleKey) -> str:
+    """What a variant file says beside ``key``'s value: the words it takes if it is a choice,
+    else its meaning (and range)."""
+    if key.kind is int and key.high is not None:
+        return f"{key.help}, {key.low} to {key.high}"
+    if key.kind is bool:
+        return key.help
+    words = [*key.choices, *(["none"] if key.none else [])]
+    return _choices_text(words) if words else key.help
 
 
 def _toml_value(value) -> str:
@@ -351,5 +312,5 @@ def to_toml(definition: Mapping, header: str = "") -> str:
         width = max(len(f"{k} = {_toml_value(definition[section][k])}") for k in keys)
         for key, spec in keys.items():
             text = f"{key} = {_toml_value(definition[section][key])}"
-            lines.append(f"{text:{width}}  # {spec.help}")
+            lines.append(f"{text:{width}}  # {comment(spec)}")
     return "\n".join(lines) + "\n"

@@ -6,6 +6,7 @@ new preset or option is described as soon as it exists; docs/rules.md explains t
 
 from __future__ import annotations
 
+from scopa_sim.rules.keys import applies
 from scopa_sim.rules.options import OPTIONS
 from scopa_sim.rules.presets import PRESET_HELP
 from scopa_sim.rules.variant import Variant
@@ -66,7 +67,7 @@ def describe_variant(rules: Variant) -> str:
         who = f"{n} players in {sides} teams of {n // sides}, partners sitting opposite"
     table = f"{rules.table_cards} cards on the table" if rules.table_cards else "no table cards"
     deal = f"{pack.name} pack ({pack.n_cards} cards); {table}; {_hands(rules.hands)}"
-    if "throw_in" in rules.allowed_options:
+    if applies(rules, "throw_in"):
         deal += f"; throw-in (3 or 4 kings on the table): {'on' if rules.throw_in else 'off'}"
     else:
         deal += "; no throw-in"
@@ -160,3 +161,106 @@ def describe_variant(rules: Variant) -> str:
         lines.append(f"  not accepted: {', '.join(refused)}")
     lines.append(f"  rules: {RULES_DOC} (§7 for the presets)")
     return "\n".join(lines)
+
+
+# --- the tables of docs/rules.md, built from the table of rule keys ------------------------------
+
+
+def _md_words(words) -> str:
+    return ", ".join(f"`{word}`" for word in words)
+
+
+def _md_value(value) -> str:
+    """A value of a variant file as docs/rules.md writes it: numbers bare, the rest as code."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, list):
+        return "`[" + ", ".join(map(str, value)) + "]`"
+    return f"`{_value(value)}`"
+
+
+def _presets_text(names, every) -> str:
+    """``names`` among the presets ``every``, a family ``classic*`` as one when all of it is in."""
+    out, rest = [], list(names)
+    while rest:
+        head = rest[0]
+        family = [n for n in every if n == head or n.startswith(head + "-")]
+        if len(family) > 1 and all(n in rest for n in family):
+            out.append(f"`{head}*`")
+            rest = [n for n in rest if n not in family]
+        else:
+            out.append(f"`{head}`")
+            rest.pop(0)
+    return ", ".join(out)
+
+
+def _accepted_by(name: str, presets) -> str:
+    every = list(presets)
+    accepting = [n for n in every if name in presets[n].allowed_options]
+    refusing = [n for n in every if n not in accepting]
+    if not refusing:
+        return "every preset"
+    if len(accepting) == 1:
+        return f"{_presets_text(accepting, every)} only"
+    if len(_presets_text(refusing, every).split(", ")) == 1:
+        return f"every preset except {_presets_text(refusing, every)}"
+    return f"{_presets_text(accepting, every)} (not {_presets_text(refusing, every)})"
+
+
+def options_table(presets) -> str:
+    """docs/rules.md §7 "Options and their defaults": each option's values, default (and the
+    presets that differ from it) and the presets that accept it."""
+    from scopa_sim.rules.definition import definition_of
+
+    lines = ["| option | values | default | accepted by |", "| --- | --- | --- | --- |"]
+    for name, key in OPTIONS.items():
+        values = f"{key.low}..{key.high}" if key.kind is int else _md_words(key.choices)
+        usual = definition_of(Variant("base"))[key.section][name]
+        unusual: dict[str, list[str]] = {}
+        for preset, rules in presets.items():
+            value = definition_of(rules)[key.section][name]
+            if name in rules.allowed_options and value != usual:
+                unusual.setdefault(_md_value(value), []).append(preset)
+        default = "; ".join(
+            [_md_value(usual)]
+            + [f"{v} in {_presets_text(names, list(presets))}" for v, names in unusual.items()]
+        )
+        lines.append(f"| `{name}` | {values} | {default} | {_accepted_by(name, presets)} |")
+    return "\n".join(lines) + "\n"
+
+
+def _file_values(key) -> str:
+    """What a variant file may write for ``key``, for docs/rules.md."""
+    if key.kind is int:
+        return f"{key.low} to {key.high}" if key.high is not None else f"{key.low} or more"
+    if key.kind == "hands":
+        return "a list of sizes, each 1 or more"
+    if key.kind == "card":
+        return "a card of the pack, e.g. `7D`"
+    if key.or_card:
+        return "`true`, `false`, or a card, e.g. `RD`"
+    return _md_words([*key.choices, *(["none"] if key.none else [])])
+
+
+def keys_table() -> str:
+    """docs/rules.md "Write your own variant": every key of a variant file, with what it takes,
+    its default (what ``extends = "base"`` starts from), whether ``--option`` sets it, and what it
+    does and needs."""
+    from scopa_sim.rules.definition import defaults_definition
+    from scopa_sim.rules.keys import KEYS
+
+    base = defaults_definition()
+    lines = [
+        "| key | values | default | option | what it sets |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for key in KEYS:
+        needs = ", and ".join(condition.needs for condition in key.needs)
+        what = key.help + (f"; needs {needs}" if needs else "")
+        option = "yes" if key.option else ""
+        default = _md_value(base[key.section][key.name])
+        lines.append(
+            f"| `[{key.section}]` `{key.name}` | {_file_values(key)} | {default} | {option} | "
+            f"{what} |"
+        )
+    return "\n".join(lines) + "\n"

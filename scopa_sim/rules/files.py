@@ -1,8 +1,9 @@
 """Variant files and the one way every command turns ``--variant TEXT`` into rules.
 
 ``TEXT`` is a preset's name or a path ending in ``.toml``, optionally followed by
-``:KEY=VALUE,...`` options (:func:`resolve_variant`). A file either ``extends`` a preset and
-changes some keys, or defines every key of the sections (docs/rules.md, "Write your own
+``:KEY=VALUE,...`` options (:func:`resolve_variant`). A file either ``extends`` a preset (or
+``base``, the defaults of the table of rule keys) and changes some keys, or defines every key
+of the sections (docs/rules.md, "Write your own
 variant"). A run records the definition in its manifest, and :func:`variant_of_config` rebuilds
 the rules from it, so a run is replayed and reported without the file.
 """
@@ -15,8 +16,14 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from scopa_sim.rules.definition import SCHEMA, definition_of, from_definition
-from scopa_sim.rules.presets import PRESETS, preset_text, with_options
+from scopa_sim.rules.definition import (
+    BASE,
+    SCHEMA,
+    defaults_definition,
+    definition_of,
+    from_definition,
+)
+from scopa_sim.rules.presets import PRESETS, with_options
 from scopa_sim.rules.variant import RulesError, Variant
 
 __all__ = [
@@ -60,13 +67,14 @@ def parse_variant_file(text: str, source: str, stem: str | None = None) -> Varia
     base = None
     extends = data.get("extends")
     if extends is not None:
-        if extends not in PRESETS:
+        if extends != BASE and extends not in PRESETS:
             raise RulesError(
                 f"{source}: extends = {extends!r} is not a preset; choose one of: "
-                f"{', '.join(PRESETS)}"
+                f"{', '.join(PRESETS)}, or {BASE} (the defaults of every key)"
             )
-        base = tomllib.loads(preset_text(extends))
-        base.pop("summary", None)
+        base = (
+            defaults_definition() if extends == BASE else _sections(definition_of(PRESETS[extends]))
+        )
         if "summary" not in data:
             changed = [f"{s}.{k}" for s in SCHEMA if isinstance(data.get(s), Mapping)
                        for k in data[s]]  # fmt: skip
@@ -83,6 +91,11 @@ def parse_variant_file(text: str, source: str, stem: str | None = None) -> Varia
             'the variant a name of its own (e.g. name = "my-game")'
         )
     return rules
+
+
+def _sections(definition: Mapping) -> dict:
+    """A preset's definition as a base to extend: its sections, without its name and summary."""
+    return {section: definition[section] for section in SCHEMA}
 
 
 def load_variant_file(path) -> Variant:

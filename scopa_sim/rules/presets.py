@@ -2,8 +2,9 @@
 
 ``scopa_sim/rules/presets/NAME.toml`` is read by the same function as a user's variant file
 (:func:`scopa_sim.rules.definition.from_definition`), so a preset is one such file and a user's
-file can do whatever a preset does. ``configs/variants/NAME.toml`` are byte-identical copies for
-users to start from (tests/test_variant_files.py keeps them so).
+file can do whatever a preset does. Each ``extends = "base"`` (the defaults of the table of rule
+keys) and gives only the keys where it differs. ``configs/variants/NAME.toml`` are
+byte-identical copies for users to start from (tests/test_variant_files.py keeps them so).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from importlib import resources
 
-from scopa_sim.rules.definition import from_definition
+from scopa_sim.rules.definition import BASE, defaults_definition, from_definition
 from scopa_sim.rules.options import OPTIONS
 from scopa_sim.rules.variant import PRESET_DEFAULTS, RulesError, Variant
 
@@ -30,7 +31,10 @@ def preset_text(name: str) -> str:
 
 
 def _load_preset(name: str) -> Variant:
-    rules = from_definition(tomllib.loads(preset_text(name)), f"preset {name}")
+    data = tomllib.loads(preset_text(name))
+    if data.get("extends") != BASE:
+        raise RulesError(f'preset file {name}.toml does not say extends = "{BASE}"')
+    rules = from_definition(data, f"preset {name}", defaults_definition())
     if rules.name != name:
         raise RulesError(f"preset file {name}.toml names itself {rules.name!r}")
     return rules

@@ -9,43 +9,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 
-from scopa_sim.cards import ITALIAN_40, Pack
+from scopa_sim.cards import Pack
+from scopa_sim.rules.keys import (
+    KEYS,
+    Capture,
+    FirstDealer,
+    MissingSuit,
+    Napola,
+    PrimieraRule,
+    RulesError,
+)
 
+__all__ = ["CATEGORIES", "PRESET_DEFAULTS", "RulesError", "Variant"]
 
-class RulesError(ValueError):
-    """A variant or option the user asked for does not exist or does not fit; says the fix."""
-
-
-class Capture(StrEnum):
-    """How a played card captures (docs/rules.md §3 and §7)."""
-
-    MATCH_OR_SUM = "match-or-sum"  # equal rank first, else a set summing to the rank
-    FIFTEEN = "fifteen"  # escoba: a set summing to 15 minus the played value
-    ACE_TAKES_ALL = "ace-takes-all"  # asso piglia tutto: MATCH_OR_SUM, and an ace sweeps
-
-
-class PrimieraRule(StrEnum):
-    STANDARD = "standard"
-    FACE_ZERO = "face_zero"
-    MOST_SEVENS = "most_sevens"
-
-
-class MissingSuit(StrEnum):
-    VOID = "void"  # a side lacking a suit has no primiera
-    ZERO = "zero"  # a missing suit counts 0 in the sum
-
-
-class Napola(StrEnum):
-    OFF = "off"
-    SEQUENCE = "sequence"  # 3, plus the unbroken run of coins beyond the three
-    TRENTINO = "trentino"  # 3, plus every other coin held
-
-
-class FirstDealer(StrEnum):
-    """Who deals a game's first deal (docs/rules.md §2)."""
-
-    RANDOM = "random"  # drawn from the game's own random stream
-    FIXED = "fixed"  # player n - 1, in every game (for designs that assign seats themselves)
+#: Each field's default, from the table of rule keys (what a file that extends base starts from).
+_DEFAULT = {key.field: key.default for key in KEYS}
 
 
 #: Point categories in the order they are reported everywhere (columns, logs, replays).
@@ -60,37 +38,38 @@ class Variant:
     """Everything that decides a deal and a game. Build one with :func:`scopa_sim.rules.variant`."""
 
     name: str
-    n_players: int
-    n_sides: int
-    pack: Pack = ITALIAN_40
-    table_cards: int = 4
+    # The rules: one field per key of the table (rules/keys.py), with its default.
+    n_players: int = _DEFAULT["n_players"]
+    n_sides: int = _DEFAULT["n_sides"]
+    pack: Pack = _DEFAULT["pack"]
+    table_cards: int = _DEFAULT["table_cards"]
     #: Cards dealt to each player at each hand of the deal, in order.
-    hands: tuple[int, ...] = (3, 3, 3, 3, 3, 3)
-    capture: Capture = Capture.MATCH_OR_SUM
-    forced_capture: bool = False
-    fewest_cards: bool = False
-    last_play_scopa: bool = False
-    ace_sweep_scopa: bool = False
+    hands: tuple[int, ...] = _DEFAULT["hands"]
+    capture: Capture = _DEFAULT["capture"]
+    forced_capture: bool = _DEFAULT["forced_capture"]
+    fewest_cards: bool = _DEFAULT["fewest_cards"]
+    last_play_scopa: bool = _DEFAULT["last_play_scopa"]
+    ace_sweep_scopa: bool = _DEFAULT["ace_sweep_scopa"]
     #: Escoba: an opening table summing to 15 (or 30) goes to the dealer as escobas.
-    opening_sweep: bool = False
-    throw_in: bool = True
+    opening_sweep: bool = _DEFAULT["opening_sweep"]
+    throw_in: bool = _DEFAULT["throw_in"]
     # Scoring.
-    primiera: PrimieraRule | None = PrimieraRule.STANDARD
-    primiera_missing_suit: MissingSuit = MissingSuit.VOID
-    most_sevens: bool = False  # scopa-52's "most sevens" point
-    re_bello: bool = False
-    napola: Napola = Napola.OFF
-    napoleone: bool = False
+    primiera: PrimieraRule | None = _DEFAULT["primiera"]
+    primiera_missing_suit: MissingSuit = _DEFAULT["primiera_missing_suit"]
+    most_sevens: bool = _DEFAULT["most_sevens"]  # scopa-52's "most sevens" point
+    re_bello: bool = _DEFAULT["re_bello"]
+    napola: Napola = _DEFAULT["napola"]
+    napoleone: bool = _DEFAULT["napoleone"]
     # The game.
-    target: int = 11
-    scopa_wins_immediately: bool = False
-    count_in_turn_order: bool = False
-    first_dealer: FirstDealer = FirstDealer.RANDOM
+    target: int = _DEFAULT["target"]
+    scopa_wins_immediately: bool = _DEFAULT["scopa_wins_immediately"]
+    count_in_turn_order: bool = _DEFAULT["count_in_turn_order"]
+    first_dealer: FirstDealer = _DEFAULT["first_dealer"]
     #: Names of the options this variant's preset accepts (see ``scopa_sim.rules.options``).
     allowed_options: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
     # Named cards of the scoring (a variant file's ``[scoring]``): None is the pack's usual card.
     # Shown by ``repr`` only when set, so that a preset's repr (a cache key) stays as it was.
-    settebello_card: int | None = field(default=None, repr=False)
+    settebello_card: int | None = field(default=_DEFAULT["settebello_card"], repr=False)
     re_bello_card: int | None = field(default=None, repr=False)
     #: One line for ``scopa-sim variants`` (a preset's or a variant file's ``summary``).
     summary: str = field(default="", repr=False, compare=False)
