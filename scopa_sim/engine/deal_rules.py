@@ -24,6 +24,7 @@ from scopa_sim import seeding
 from scopa_sim.engine.kernels import KernelRules, apply_row
 from scopa_sim.jit import njit
 from scopa_sim.rules import FirstDealer, Variant
+from scopa_sim.rules.keys import applies
 from scopa_sim.rules.schedule import Schedule, schedule
 
 __all__ = [
@@ -111,8 +112,9 @@ def seat_to_play(play, n_seats):
 
 
 def throws_in(variant: Variant) -> bool:
-    """Whether a table of three or four kings is thrown in: the rule, on a table of 4 or more."""
-    return variant.throw_in and variant.table_cards >= 4
+    """Whether a table of three or four kings is thrown in: the rule is on, and it applies
+    (``rules.keys``: the italian pack's kings, a table of four)."""
+    return variant.throw_in and applies(variant, "throw_in")
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from scopa_sim.cards import PRIMIERA_FACE_ZERO, PRIMIERA_STANDARD, mask_of
 from scopa_sim.rules import CATEGORIES, Capture, MissingSuit, Napola, PrimieraRule, Variant
+from scopa_sim.rules.keys import applies
 
 #: An action: the card played and the table cards it captures (empty: the card is laid).
 Action = tuple[int, frozenset[int]]
@@ -61,8 +62,9 @@ class DealResult:
 
 
 def is_throw_in(variant: Variant, pack: Sequence[int]) -> bool:
-    """Three or four kings among the four table cards: the same dealer deals again."""
-    if not variant.throw_in or variant.table_cards < 4:
+    """Three or four kings among the four table cards: the same dealer deals again (where the
+    rule applies: the italian pack, a table of four)."""
+    if not (variant.throw_in and applies(variant, "throw_in")):
         return False
     kings = sum(variant.pack.rank(card) == 10 for card in pack[: variant.table_cards])
     return kings >= 3
