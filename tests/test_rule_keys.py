@@ -8,6 +8,7 @@ their recorded data by tests/test_row_hashes.py and tests/test_golden.py.
 
 from __future__ import annotations
 
+import pickle
 import tomllib
 from dataclasses import fields, replace
 from pathlib import Path
@@ -87,6 +88,18 @@ def test_applies_states_when_a_key_plays_a_part():
     assert not applies(replace(classic, table_cards=0, hands=(5,) * 4), "throw_in")
     with pytest.raises(KeyError, match="throw_ins"):
         applies(classic, "throw_ins")
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_a_variant_from_a_pickle_has_the_same_keys_applying(name):
+    """Workers get their variant by pickle, with packs of their own: whether a key applies must
+    not depend on which Pack object the variant holds (a throw-in read by identity once played
+    other packs in a worker than in the command)."""
+    v = PRESETS[name]
+    copy = pickle.loads(pickle.dumps(v))
+    assert copy == v and copy.pack is not v.pack
+    for key in KEYS:
+        assert applies(copy, key.name) == applies(v, key.name), key.name
 
 
 @pytest.mark.parametrize("name", list(PRESETS))

@@ -261,9 +261,7 @@ def open_deal(b, pack, opening, dealer_side, captured, scope, scores, rules):
         return table, -1, -1
     captured[dealer_side, b] |= table
     scope[dealer_side, b] += opening
-    won = wins_outright(
-        rules.stop_rule, rules.target, scores[b, dealer_side], scope[dealer_side, b]
-    )
+    won = wins_outright(rules, scores[b, dealer_side], scope[dealer_side, b])
     return np.uint64(0), dealer_side, dealer_side if won else -1
 
 
@@ -289,18 +287,18 @@ def start_deals(rules: DealRules, packs, opening, seat_side, state, scores) -> N
 
 
 @njit(cache=True, nogil=True, inline="always")
-def sweep_counts(play, plays, last_play_scopa):
+def sweep_counts(play, rules):
     """Whether a sweep on play ``play`` is a scopa: on every play but the deal's last, and on the
-    last too where ``last_play_scopa``."""
-    return play < plays - 1 or last_play_scopa
+    last too where ``last_play_scopa`` (``rules``: the :class:`DealRules`)."""
+    return play < rules.plays - 1 or rules.last_play_scopa
 
 
 @njit(cache=True, nogil=True, inline="always")
-def wins_outright(stop_rule, target, score, scope):
+def wins_outright(rules, score, scope):
     """Whether a side's scopa wins the game at once and stops the deal (§6,
     ``scopa_wins_immediately``): its game score before the deal (``score``) and its scope of
     the deal so far, this one included, reach the target."""
-    return stop_rule and score + scope >= target
+    return rules.stop_rule and score + scope >= rules.target
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -316,10 +314,9 @@ def play_row(
     seat = seat_to_play(play, rules.n_seats)
     scopa = apply_row(
         b, card, taken, side, hands[seat], table, captured, scope, last, played,
-        sweep_counts(play, rules.plays, rules.last_play_scopa), rules.ace_mask,
-        rules.ace_no_scopa,
+        sweep_counts(play, rules), rules.ace_mask, rules.ace_no_scopa,
     )  # fmt: skip
-    if scopa and wins_outright(rules.stop_rule, rules.target, scores[b, side], scope[side, b]):
+    if scopa and wins_outright(rules, scores[b, side], scope[side, b]):
         stopped[b] = side
     if play + 1 < rules.plays:
         deal_hands(pack, play + 1, rules.hand_at, rules.hand_size, hands, b)

@@ -201,7 +201,7 @@ def kernel_for(policies: tuple[FusedPolicy, ...], checked: bool = False):
                 if hand == 0:
                     raise ValueError("a seat has no card left to play (a state that is not a deal)")
                 side = seat_side[b, seat]
-                scopa_ok = sweep_counts(p, plays, rules.last_play_scopa)
+                scopa_ok = sweep_counts(p, rules)
                 captured_any = np.uint64(0)
                 for s in range(captured.shape[0]):
                     captured_any |= captured[s, b]
@@ -229,9 +229,7 @@ def kernel_for(policies: tuple[FusedPolicy, ...], checked: bool = False):
                         tbl_total -= rank_sum(taken, ranks)  # what left the table
                     if scopa:
                         scope[side, b] += 1
-                        if wins_outright(
-                            rules.stop_rule, rules.target, scores[b, side], scope[side, b]
-                        ):
+                        if wins_outright(rules, scores[b, side], scope[side, b]):
                             stopped_by[b] = side
                             stopped = True
                             break

@@ -122,12 +122,9 @@ def _endgame_tree(
                 captured[s, e], scope[s, e] = captured[s, d], scope[s, d]
             scopa = apply_row(
                 e, act_card[d, k], act_capture[d, k], side, hands[seat], table, captured, scope,
-                last, played, sweep_counts(p, plays, rules.last_play_scopa), rules.ace_mask,
-                rules.ace_no_scopa,
+                last, played, sweep_counts(p, rules), rules.ace_mask, rules.ace_no_scopa,
             )  # fmt: skip
-            if scopa and wins_outright(
-                rules.stop_rule, rules.target, scores[r, side], scope[side, e]
-            ):
+            if scopa and wins_outright(rules, scores[r, side], scope[side, e]):
                 stopped[e] = side
             d = e
             fresh = True

@@ -90,7 +90,7 @@ class Condition:
 
 
 ITALIAN_PACK = Condition(
-    lambda rules: rules.pack is ITALIAN_40,
+    lambda rules: rules.pack == ITALIAN_40,  # by value: a variant from a pickle has its own Pack
     "the italian-40 pack (its coins, kings and primiera values)",
 )
 FOUR_TABLE_CARDS = Condition(
