@@ -146,7 +146,7 @@ class Seen(NamedTuple):
     played: np.uint64  # cards played from hands so far this deal
     dealer: bool  # whether the seat's side deals
     side: int  # the seat's side: its row of the params bundle
-    next_cards: int  # the cards the next player holds (``kernels.next_hand_sizes``)
+    next_cards: int  # the cards the next player holds (``Schedule.next_cards``)
     next_scopa: float  # 1.0 when a sweep on the next play would count, else 0.0
     scopa_ok: bool  # whether a sweep on this play counts
     #: The decision's random numbers: ``engine.decisions.draw(seen.draws, k)`` is
@@ -279,6 +279,9 @@ class Player:
     searches: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs):
+        """Refuse, when its class is made, a player written to the contract before the bundles:
+        the engine no longer calls ``fused_params`` / ``fused_values``, so a player that kept
+        them would play on numbers its policy never gets."""
         super().__init_subclass__(**kwargs)
         old = [name for name in ("fused_params", "fused_values") if name in vars(cls)]
         if old:
