@@ -11,6 +11,7 @@ code. The first call compiles the kernel (``cache=True`` keeps it on disk for th
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -68,21 +69,25 @@ def _values(card, capture, count, table, worth, ranks, margin, scopa_counts, ace
     return out
 
 
+class CautiousParams(NamedTuple):
+    """The numbers of the fused row policy, by name (``Player.policy_params``)."""
+
+    worth: np.ndarray  # int64[cards]: each card's worth (examples.cautious.card_worth)
+    margin: int  # CompiledCautiousPlayer.margin
+
+
 @njit(cache=True, nogil=True)
-def _choose(
-    count, params, values, hand, table, table_total, captured_any, played, dealer, next_cards,
-    next_scopa, scopa_ok, draws, ranks, rank_mask, rule, ace_mask, ace_no_scopa,
-    n_pack_cards, act_card, act_capture, act_group,
-):  # fmt: skip
-    """The fused row policy's choice among the listed actions: the first slot of highest value
-    (``params``: the card worths, then the margin)."""
-    worth, margin = params[:n_pack_cards], params[n_pack_cards]
+def _choose(count, params, seen, rules, scratch):
+    """The fused row policy's choice among the listed actions (``count`` of them, in row 0 of
+    ``scratch``): the first slot of highest value, with this side's worths and margin."""
+    worth, margin = params.worth[seen.side], params.margin[seen.side]
+    table, ranks = seen.table, rules.ranks
     table_sum = _table_sum(table, ranks)
     best, best_value = 0, np.iinfo(np.int64).min
     for k in range(count):
         value = _value(
-            np.int64(act_card[0, k]), act_capture[0, k], table, table_sum, worth, ranks, margin,
-            scopa_ok, ace_mask, ace_no_scopa,
+            np.int64(scratch.card[0, k]), scratch.capture[0, k], table, table_sum, worth, ranks,
+            margin, seen.scopa_ok, rules.ace_mask, rules.ace_no_scopa,
         )  # fmt: skip
         if value > best_value:
             best, best_value = k, value
@@ -109,9 +114,8 @@ class CompiledCautiousPlayer(Player):
     fused_policy = FusedPolicy("compiled_cautious", listing_policy(_choose))
     margin: int = 0
 
-    def fused_params(self, variant: Variant) -> np.ndarray:
-        """The card worths (:func:`examples.cautious.card_worth`), then the margin."""
-        return np.append(card_worth(variant), self.margin).astype(np.int64)
+    def policy_params(self, variant: Variant) -> CautiousParams:
+        return CautiousParams(card_worth(variant), int(self.margin))
 
     def _values(self, obs: Observation, legal: LegalActions) -> np.ndarray:
         variant = obs.variant

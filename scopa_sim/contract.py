@@ -5,10 +5,14 @@ hands the fused engine its own row function. Player writers need nothing else.
 * :class:`LegalActions`: the padded legal actions of those rows.
 * :class:`Player`: a frozen dataclass of parameters with one ``act`` over a batch, returning one
   index into the legal actions per row.
-* :class:`FusedPolicy`: optional; the same decision for one row, as an ``@njit(inline="always")``
-  function of :data:`FUSED_POLICY_SIGNATURE`. A player that sets ``Player.fused_policy`` lets
-  the fused engine (``engine/fused.py``) play whole deals without returning to Python; the
-  engine compiles one kernel per lineup of policies, so it never needs to know the players.
+* :class:`FusedPolicy`: optional; the same decision for one row, as an
+  ``@njit(inline="always")`` function ``decide(params, seen, rules, scratch)`` of four bundles
+  (:data:`FUSED_POLICY_SIGNATURE`): the player's own numbers by name
+  (:meth:`Player.policy_params`), what the seat sees (:class:`Seen`), the rules
+  (:class:`Rules`) and room to list actions in (:class:`Scratch`).
+  A player that sets ``Player.fused_policy`` lets the fused engine (``engine/fused.py``) play
+  whole deals without returning to Python; the engine compiles one kernel per lineup of
+  policies, so it never needs to know the players.
 * :data:`EXPLAIN_PROTOCOL`: optional; a player's own evaluation of each legal action.
 * :class:`PlayerError`: what a player that cannot be built, or that breaks this contract while
   it plays, gets (:func:`choice_problem` words the faults of an answer).
@@ -25,7 +29,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 
@@ -128,40 +132,118 @@ class LegalActions:
         )  # fmt: skip
 
 
-#: The arguments of a fused row policy, in order (``engine/fused.py`` calls it so, for one
-#: decision point of one row). What the acting seat sees, as its :class:`Observation` shows it:
-#: ``hand``, ``table`` (``table_rm``: the same cards rank-major, ``kernels.rank_major``;
-#: ``table_total``: their rank sum, kept only when a policy of the lineup sets
-#: ``FusedPolicy.tracks_table_total``, else 0), ``captured_any`` (every side's captures OR-ed),
-#: ``played`` (cards played this deal), ``dealer`` (whether its side deals); ``next_cards``, the
-#: cards the next player holds (``kernels.next_hand_sizes``); ``next_scopa`` (1.0 when a sweep on
-#: the next play would count, else 0.0) and ``scopa_ok`` (whether one on this play does); the
-#: decision's random numbers: ``draws`` (``engine.decisions.draw(draws, k)`` is
-#: ``DecisionRandom.random()``'s call ``k + 1``, as ``act`` would get it; meaningful only for a
-#: policy that sets ``FusedPolicy.draws``); the variant's kernel rules (``ranks``,
-#: ``rank_mask``, ``rank_of``, ``rule``, ``fewest``, ``forced``, ``ace_mask``, ``ace_no_scopa``,
-#: ``n_pack_cards``: ``kernels.KernelRules``); the scratch row 0 of ``act_card``,
-#: ``act_capture``, ``act_group`` for the legal actions, and the capture search's stacks
-#: (``st_rem``, ``st_left``, ``st_set``); and first the player's own ``params`` (int64) and
-#: ``values`` (float64), zero-padded. It returns ``(count, card, taken)``: the number of legal
-#: actions (a count above the scratch's width means they did not fit, and the engine replays the
-#: row with room for them), the card played and the cards it takes (0 for a lay).
-FUSED_POLICY_SIGNATURE = (
-    "params", "values", "hand", "table", "table_rm", "table_total", "captured_any", "played",
-    "dealer", "next_cards", "next_scopa", "scopa_ok", "draws", "ranks",
-    "rank_mask", "rank_of", "rule", "fewest", "forced", "ace_mask", "ace_no_scopa",
-    "n_pack_cards", "act_card", "act_capture", "act_group", "st_rem", "st_left", "st_set",
-)  # fmt: skip
+class Seen(NamedTuple):
+    """What the acting seat sees at one decision point of one row, as the fused engine hands it
+    to a row policy: the same things its :class:`Observation` shows, for one row. Sides are
+    absolute, as in the data."""
+
+    hand: np.uint64  # the acting player's hand
+    table: np.uint64
+    #: The table's rank sum, kept only when a policy of the lineup sets
+    #: ``FusedPolicy.tracks_table_total`` (else 0).
+    table_total: int
+    captured_any: np.uint64  # every side's captures so far, OR-ed
+    played: np.uint64  # cards played from hands so far this deal
+    dealer: bool  # whether the seat's side deals
+    side: int  # the seat's side: its row of the params bundle
+    next_cards: int  # the cards the next player holds (``Schedule.next_cards``)
+    next_scopa: float  # 1.0 when a sweep on the next play would count, else 0.0
+    scopa_ok: bool  # whether a sweep on this play counts
+    #: The decision's random numbers: ``engine.decisions.draw(seen.draws, k)`` is
+    #: ``DecisionRandom.random()``'s call ``k + 1``, as ``act`` would get it; meaningful only for
+    #: a policy that sets ``FusedPolicy.draws``.
+    draws: np.ndarray
+    #: The engine's: the table in the capture search's bit order (``kernels.rank_major``), kept
+    #: up to date card by card. Only the helpers of ``engine.decisions`` read it.
+    table_rm: np.uint64
+
+
+class Rules(NamedTuple):
+    """The rules a row policy needs, as numbers and lookup tables, built once per batch from the
+    variant (``engine.kernels.KernelRules.of``)."""
+
+    ranks: int  # ranks per suit: 10 or 13 (a card's rank is ``rank_of[card]``)
+    rule: int  # the capture rule: ``kernels.MATCH_OR_SUM``, ``FIFTEEN`` or ``ACE_TAKES_ALL``
+    fewest: bool  # a sum capture must take the fewest cards
+    forced: bool  # a seat that can capture must
+    ace_mask: np.uint64  # the four aces
+    ace_no_scopa: bool  # an ace that sweeps the table (asso piglia tutto) scores no scopa
+    rank_mask: np.ndarray  # uint64[ranks + 1]: ``[r]`` the four cards of rank r
+    rank_of: np.ndarray  # int64[64]: ``[c]`` the rank of card c
+    spread: np.ndarray  # uint64[2**ranks]: the engine's, for ``kernels.rank_major``
+    n_pack_cards: int  # cards in the pack (card ids run from 0 to n_pack_cards - 1)
+
+
+class Scratch(NamedTuple):
+    """Room a row policy may write to: row 0 of ``card``, ``capture``, ``group`` holds listed
+    legal actions (``engine.decisions.list_actions``, ``list_captures``: a count above
+    ``card.shape[1]`` means they did not fit, and the policy returns that count so that the
+    engine replays the row with room for them). ``search`` is the capture search's own stacks,
+    for those helpers only."""
+
+    card: np.ndarray  # int8[1, A]
+    capture: np.ndarray  # uint64[1, A]
+    group: np.ndarray  # int8[1, A]
+    search: tuple  # (uint64[16], int64[16], uint64[16]): ``kernels.stack_scratch()``
+
+
+class NoParams(NamedTuple):
+    """The parameters of a row policy that needs none (:meth:`Player.policy_params`'s default)."""
+
+
+#: How a fused row policy is called, for one decision point of one row: ``params`` is the
+#: policy's parameter bundle (the NamedTuple :meth:`Player.policy_params` returns, each field
+#: stacked over the sides: read your own side's value as ``params.NAME[seen.side]``), ``seen`` a
+#: :class:`Seen`, ``rules`` a :class:`Rules`, ``scratch`` a :class:`Scratch`. It returns
+#: ``(count, card, taken)``: the number of legal actions (a count above the scratch's width
+#: means they did not fit, and the engine replays the row with room for them), the card played
+#: and the cards it takes (0 for a lay).
+FUSED_POLICY_SIGNATURE = ("params", "seen", "rules", "scratch")
+
+#: What changed for a compiled player written to the contract before the bundles (28 positional
+#: arguments, numbers in ``fused_params``/``fused_values`` vectors): one line, docs/players.md.
+OLD_SIGNATURE_HELP = (
+    "the contract of fused row policies changed: decide(params, seen, rules, scratch) and "
+    "listing_policy's choose(count, params, seen, rules, scratch) take bundles instead of 28 "
+    "and 22 positional arguments, and a player's numbers come by name from "
+    "policy_params(variant) instead of fused_params/fused_values (docs/players.md, "
+    "'Compile a row policy')"
+)
+
+
+def _positional_names(function) -> tuple[str, ...] | None:
+    """The positional parameter names of ``function`` (a numba dispatcher's Python function),
+    or None when they cannot be read."""
+    function = getattr(function, "py_func", function)
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return tuple(p.name for p in parameters if p.kind in kinds)
+
+
+def signature_problem(function, expected: int) -> str | None:
+    """What is wrong with ``function`` as a function of ``expected`` positional arguments, with
+    what changed in the contract, in one line; None when it takes that many or cannot be
+    read."""
+    names = _positional_names(function)
+    if names is None or len(names) == expected:
+        return None
+    shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+    return f"takes {len(names)} arguments ({shown}), not {expected}: {OLD_SIGNATURE_HELP}"
 
 
 @dataclass(frozen=True)
 class FusedPolicy:
     """A compiled row policy, as a player hands it to the fused engine.
 
-    ``decide`` is an ``@njit(inline="always")`` function of :data:`FUSED_POLICY_SIGNATURE`;
-    ``name`` names the kernels compiled with it (and their cache files), so it must be unique
-    among the policies of one process; ``tracks_table_total`` asks the kernel to keep the
-    table's rank sum up to date for it; ``draws`` says that it reads the decision's random
+    ``decide`` is an ``@njit(inline="always")`` function of :data:`FUSED_POLICY_SIGNATURE`,
+    ``decide(params, seen, rules, scratch)`` (a ``decide`` of the old 28 positional arguments is
+    refused with a :class:`PlayerError` saying what changed); ``name`` names the kernels
+    compiled with it (and their cache files), so it must be unique among the policies of one
+    process; ``tracks_table_total`` asks the kernel to keep the table's rank sum
+    (``Seen.table_total``) up to date for it; ``draws`` says that it reads the decision's random
     numbers (``engine.decisions.draw``), whose keys the kernel then hashes for a row's plays at
     once, off the chain of dependent work of each play. The engine never checks ``act`` and
     the policy against each other: ``testing.check_player`` does (the fused path must choose
@@ -171,6 +253,11 @@ class FusedPolicy:
     decide: Callable
     tracks_table_total: bool = False
     draws: bool = False
+
+    def __post_init__(self):
+        problem = signature_problem(self.decide, len(FUSED_POLICY_SIGNATURE))
+        if problem:
+            raise PlayerError(f"has a fused row policy ({self.name}) whose decide {problem}")
 
 
 @dataclass(frozen=True)
@@ -191,16 +278,24 @@ class Player:
     #: run of a few thousand deals still gives every worker work.
     searches: ClassVar[bool] = False
 
-    def fused_params(self, variant: Variant) -> np.ndarray:
-        """The integers the fused row policy needs for ``variant``, as one ``int64`` vector
-        (e.g. per-card weights; the policy knows the layout). Called once per batch."""
-        return np.zeros(0, np.int64)
+    def __init_subclass__(cls, **kwargs):
+        """Refuse, when its class is made, a player written to the contract before the bundles:
+        the engine no longer calls ``fused_params`` / ``fused_values``, so a player that kept
+        them would play on numbers its policy never gets."""
+        super().__init_subclass__(**kwargs)
+        old = [name for name in ("fused_params", "fused_values") if name in vars(cls)]
+        if old:
+            names = " and ".join(old)
+            raise PlayerError(f"defines {names} ({cls.__name__}): {OLD_SIGNATURE_HELP}")
 
-    def fused_values(self, variant: Variant) -> np.ndarray:
-        """The floating-point numbers the fused row policy needs for ``variant``, as one
-        ``float64`` vector (passed as they are, so the policy does the same arithmetic as
-        ``act``). Called once per batch."""
-        return np.zeros(0, np.float64)
+    def policy_params(self, variant: Variant) -> tuple:
+        """The numbers the fused row policy needs for ``variant``, by name: a NamedTuple of
+        numbers and arrays (e.g. per-card weights), the same class and shapes for every
+        instance. The engine stacks the values of the sides that play the policy (leading axis
+        the side) and hands the policy that bundle: ``params.NAME[seen.side]``. Numbers are
+        passed as they are, so the policy does the same arithmetic as ``act``. Called once per
+        batch."""
+        return NoParams()
 
     def act(self, obs: Observation, legal: LegalActions, rng: DecisionRandom) -> np.ndarray:
         """Index into ``legal`` of the chosen action, one per row (``int64[B]``)."""

@@ -96,20 +96,30 @@ def search() -> None:
 def every_policy_kernel(checked: bool = False):
     """``(lineup_policies, kernel_for)`` stand-ins for ``engine.fused`` that play any lineup of
     the built-in compiled players on one kernel over all their policies (``checked``: with
-    bounds checking), each side's slot taken among all of them."""
+    bounds checking), each side's slot taken among all of them (a policy the lineup does not
+    seat gets the numbers of its built-in player on side 0, which no side reads)."""
     import numpy as np
 
-    from scopa_sim.engine import fused
+    from scopa_sim.engine import decisions, fused
     from scopa_sim.players.compiled import COMPILED
 
-    every = tuple(sorted((p.fused_policy for p in COMPILED.values()), key=lambda q: q.name))
+    builtin = {p.fused_policy: p for p in COMPILED.values()}
+    every = tuple(sorted(builtin, key=lambda q: q.name))
     kernel = fused.kernel_for(every, checked)
     own = fused.lineup_policies
 
     def lineup_policies(variant, players):
-        _, _, params, values = own(variant, players)
+        seated, _, params = own(variant, players)
+        sides = len(players)
+
+        def bundle(policy):
+            if policy in seated:
+                return params[seated.index(policy)]
+            numbers = builtin[policy].policy_params(variant)
+            return decisions.stacked_params([numbers] + [None] * (sides - 1))
+
         slots = np.array([every.index(p.fused_policy) for p in players], np.int64)
-        return every, slots, params, values
+        return every, slots, tuple(bundle(q) for q in every)
 
     return lineup_policies, lambda policies: kernel
 

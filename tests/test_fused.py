@@ -21,9 +21,10 @@ import numpy as np
 import pytest
 
 from scopa_sim import api, seeding
+from scopa_sim.contract import NoParams, PlayerError
 from scopa_sim.engine import batch as engine
-from scopa_sim.engine import fused, kernels, scoring
-from scopa_sim.players import PLAYERS, Player, player, tactics
+from scopa_sim.engine import decisions, fused, kernels, scoring
+from scopa_sim.players import PLAYERS, MemoryPlayer, Player, player, tactics
 from scopa_sim.rules import PRESETS, variant
 from tests._warmup import every_policy_kernel
 
@@ -281,33 +282,62 @@ def test_a_kernel_is_compiled_per_set_of_policies_whoever_sits_where():
     object) for one set of policies in any seating, named after them (its cache file), another
     for another set; a side's slot picks its policy among them."""
     rules = variant("classic-3p")
-    one, slots_one, _, _ = fused.lineup_policies(rules, lineup(rules, ("random", "greedy")))
-    two, slots_two, _, _ = fused.lineup_policies(rules, lineup(rules, ("greedy", "random")))
+    one, slots_one, _ = fused.lineup_policies(rules, lineup(rules, ("random", "greedy")))
+    two, slots_two, _ = fused.lineup_policies(rules, lineup(rules, ("greedy", "random")))
     assert one == two and [p.name for p in one] == ["greedy", "random"]
     assert slots_one.tolist() == [1, 0, 1] and slots_two.tolist() == [0, 1, 0]
     assert fused.kernel_for(one) is fused.kernel_for(two)
     assert fused.kernel_for(one).py_func.__qualname__.endswith("play_greedy_random")
-    alone, slots, _, _ = fused.lineup_policies(rules, lineup(rules, ("memory",)))
+    alone, slots, _ = fused.lineup_policies(rules, lineup(rules, ("memory",)))
     assert [p.name for p in alone] == ["memory"] and slots.tolist() == [0, 0, 0]
     assert fused.kernel_for(alone) is not fused.kernel_for(one)
 
 
-def test_fused_policies_are_distinct_and_their_numbers_fill_the_kernel_vectors():
-    """Each registered player with a fused row policy has a policy of its own name, its
-    parameters fill the kernel's int64 and float64 vectors, and the kernel's rank masks are
-    those act uses."""
+def test_fused_policies_are_distinct_and_each_gets_its_sides_numbers_by_name():
+    """Each registered player with a fused row policy has a policy of its own name; the kernel
+    hands each policy of a lineup one bundle of its class, whose every field stacks the values
+    of the sides that play it (zeros for the others' sides), so a side reads its own row by
+    name; and the kernel's rank masks are those act uses."""
     policies = [p.fused_policy for p in PLAYERS.values() if p.fused_policy is not None]
     assert len({p.name for p in policies}) == len(policies) == 5
     rules = variant("scopone")
-    _, _, params, values = fused.lineup_policies(rules, lineup(rules, LINEUPS["mixed"]))
-    assert params.dtype == np.int64 and values.dtype == np.float64
-    assert values.shape[1] >= rules.pack.n_cards
+    players = [player("memory"), MemoryPlayer(scopa=2.5), player("chitarrella"), player("greedy")]
+    distinct, slots, params = fused.lineup_policies(rules, players)
+    assert [p.name for p in distinct] == ["chitarrella", "greedy", "memory"]
+    assert slots.tolist() == [2, 2, 0, 1] and len(params) == 3
+    for k, bundle in enumerate(params):
+        own = [s for s in range(4) if slots[s] == k]
+        assert type(bundle) is type(players[own[0]].policy_params(rules))
+        for name in bundle._fields:
+            stacked = getattr(bundle, name)
+            assert stacked.shape[0] == 4 and stacked.flags.c_contiguous
+            for side in range(4):
+                want = getattr(players[side].policy_params(rules), name) if side in own else 0
+                np.testing.assert_array_equal(stacked[side], want)
+    assert params[2].scopa.tolist() == [1.0, 2.5, 0.0, 0.0]
     # The kernel's rank masks are the ones act hands the players (tactics.rank_masks).
     for name in PRESETS:
         rules = variant(name)
         np.testing.assert_array_equal(
-            kernels.row_tables(rules.pack.ranks)[0], tactics.rank_masks(rules)
+            kernels.KernelRules.of(rules).rank_mask, tactics.rank_masks(rules)
         )
+
+
+def test_a_policy_whose_sides_give_unlike_numbers_is_refused_naming_the_side():
+    """``stacked_params`` refuses, with a PlayerError naming the side, an answer of
+    ``policy_params`` that is not a NamedTuple, or whose class or field shapes differ from
+    another side's of the same policy."""
+    greedy = player("greedy").policy_params(variant("classic"))
+    short = greedy._replace(lay_worth=greedy.lay_worth[:5])
+    assert decisions.stacked_params([None, greedy, None]).lay_worth.shape == (3, 40)
+    for bundles, side, message in (
+        ([greedy, np.zeros(3)], 1, "returned a ndarray from policy_params, not a NamedTuple"),
+        ([greedy, None, NoParams()], 2, "returned a NoParams from policy_params where another"),
+        ([greedy, short], 1, r"policy_params\(\).lay_worth of shape \(5,\) where another"),
+    ):
+        with pytest.raises(PlayerError, match=message) as caught:
+            decisions.stacked_params(bundles)
+        assert caught.value.side == side
 
 
 def test_seat_sides_follow_the_seats_round_the_table_from_any_offset():

@@ -26,7 +26,9 @@ def test_memory_defaults_are_the_weights_it_always_had():
     from scopa_sim.players.tactics import card_values
 
     np.testing.assert_array_equal(base.card_worths(v), card_values(v))
-    np.testing.assert_array_equal(base.fused_values(v)[-3:], [1.0, 1.0, 0.01])
+    params = base.policy_params(v)
+    assert (params.scopa, params.caution, params.lay) == (1.0, 1.0, 0.01)
+    np.testing.assert_array_equal(params.card_worth, card_values(v))
 
 
 def test_weighted_memory_keeps_the_contract_on_both_paths():

@@ -274,6 +274,61 @@ def test_players_that_cannot_be_built_get_one_line(importable, capsys, body, spe
     assert not (importable / "run").exists()
 
 
+#: A compiled player written to the contract before the bundles, three ways: a ``decide`` of the
+#: 28 positional arguments, a ``listing_policy`` choose of the 22, and the numbers of
+#: ``fused_params``.
+OLD_COMPILED = {
+    "decide": (
+        "from numba import njit\n"
+        "from scopa_sim.contract import FusedPolicy\n\n"
+        "@njit(inline='always')\n"
+        "def decide(" + ", ".join(f"a{i}" for i in range(28)) + "):\n"
+        "    return 1, a2, a3\n"
+        + player_class("OldDecide", "return None", "fused_policy = FusedPolicy('old', decide)"),
+        r"has a fused row policy \(old\) whose decide takes 28 arguments \(a0, a1, a2, \.\.\.\), "
+        r"not 4: the contract of fused row policies changed: decide\(params, seen, rules, "
+        r"scratch\)",
+    ),
+    "choose": (
+        "from numba import njit\n"
+        "from scopa_sim.contract import FusedPolicy\n"
+        "from scopa_sim.engine.decisions import listing_policy\n\n"
+        "@njit\n"
+        "def choose(" + ", ".join(f"a{i}" for i in range(22)) + "):\n"
+        "    return 0\n"
+        + player_class(
+            "OldChoose", "return None", "fused_policy = FusedPolicy('old', listing_policy(choose))"
+        ),
+        r"hands listing_policy a choose \(choose\) that takes 22 arguments .+ "
+        r"choose\(count, params, seen, rules, scratch\)",
+    ),
+    "fused_params": (
+        player_class(
+            "OldParams", "return None", "def fused_params(self, variant):\n    return np.zeros(0)\n"
+        ),
+        r"defines fused_params \(OldParams\): .+ policy_params\(variant\) instead of "
+        r"fused_params/fused_values \(docs/players.md",
+    ),
+}
+
+
+@pytest.mark.parametrize("old", sorted(OLD_COMPILED))
+def test_a_compiled_player_of_the_old_contract_gets_one_line_saying_what_changed(
+    importable, capsys, old
+):
+    """Through the command line: one line naming the spec, what changed and where to read,
+    exit status 2; through the API, the same ``PlayerError`` when its module is imported."""
+    body, message = OLD_COMPILED[old]
+    module = write_module(importable, body)
+    status, _, err = run_cli(capsys, *simulate(importable / "run", f"{module}:X,greedy"))
+    line = one_line_error(status, err)
+    assert re.search(message, line), line
+    assert f"player '{module}:X'" in line and "docs/players.md" in line
+    assert not (importable / "run").exists()
+    with pytest.raises(PlayerError, match=message):
+        importlib.import_module(write_module(importable, body))
+
+
 def test_a_syntax_error_names_the_file_and_line(importable, capsys):
     module = write_module(importable, "x = 1\ny = (\n")
     status, _, err = run_cli(capsys, *simulate(importable / "run", f"{module}:X,greedy"))

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scopa_sim import seeding
-from scopa_sim.contract import FusedPolicy, Player
+from scopa_sim.contract import FusedPolicy, NoParams, Player, Scratch, Seen
 from scopa_sim.engine import deal_rules, deals, decisions, kernels
 from scopa_sim.engine.deal_rules import (
     deal_hands,
@@ -74,49 +74,26 @@ class DealEnd:
 # The kernel factory ----------------------------------------------------------------------------
 
 
-def _dispatch(decides: tuple):
-    """One inlined function ``(slot, *FUSED_POLICY_SIGNATURE)`` that calls ``decides[slot]``: a
-    chain of branches, each a policy inlined, so that numba resolves every call statically."""
-    head = decides[0]
+def _dispatch(decides: tuple, first: int = 0):
+    """One inlined function ``(slot, params, seen, rules, scratch)`` that calls
+    ``decides[slot]`` with its own parameter bundle ``params[slot]`` (``params``: a tuple of the
+    lineup's bundles, one per policy): a chain of branches, each a policy inlined, so that numba
+    resolves every call, and every index of the tuple of unlike bundles, statically."""
+    head, k = decides[0], first
     if len(decides) == 1:
 
         @njit(cache=True, nogil=True, inline="always")
-        def only(
-            slot, params, values, hand, table, table_rm, table_total, captured_any, played,
-            dealer, next_cards, next_scopa, scopa_ok, draws, ranks, rank_mask,
-            rank_of, rule, fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card,
-            act_capture, act_group, st_rem, st_left, st_set,
-        ):  # fmt: skip
-            return head(
-                params, values, hand, table, table_rm, table_total, captured_any, played,
-                dealer, next_cards, next_scopa, scopa_ok, draws, ranks, rank_mask,
-                rank_of, rule, fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card,
-                act_capture, act_group, st_rem, st_left, st_set,
-            )  # fmt: skip
+        def only(slot, params, seen, rules, scratch):
+            return head(params[k], seen, rules, scratch)
 
         return only
-    rest = _dispatch(decides[1:])
+    rest = _dispatch(decides[1:], first + 1)
 
     @njit(cache=True, nogil=True, inline="always")
-    def first_or_rest(
-        slot, params, values, hand, table, table_rm, table_total, captured_any, played, dealer,
-        next_cards, next_scopa, scopa_ok, draws, ranks, rank_mask, rank_of, rule,
-        fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture, act_group,
-        st_rem, st_left, st_set,
-    ):  # fmt: skip
-        if slot == 0:
-            return head(
-                params, values, hand, table, table_rm, table_total, captured_any, played,
-                dealer, next_cards, next_scopa, scopa_ok, draws, ranks, rank_mask,
-                rank_of, rule, fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card,
-                act_capture, act_group, st_rem, st_left, st_set,
-            )  # fmt: skip
-        return rest(
-            slot - 1, params, values, hand, table, table_rm, table_total, captured_any, played,
-            dealer, next_cards, next_scopa, scopa_ok, draws, ranks, rank_mask,
-            rank_of, rule, fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card,
-            act_capture, act_group, st_rem, st_left, st_set,
-        )  # fmt: skip
+    def first_or_rest(slot, params, seen, rules, scratch):
+        if slot == k:
+            return head(params[k], seen, rules, scratch)
+        return rest(slot, params, seen, rules, scratch)
 
     return first_or_rest
 
@@ -139,9 +116,8 @@ def kernel_for(policies: tuple[FusedPolicy, ...], checked: bool = False):
 
     def play(
         from_pack, rows, packs, opening, start_play, hands, table, captured, scope, played, last,
-        stopped_by, leftovers, need, seat_side, scores, deal_keys, slots, params, values, play_keys,
-        next_sizes, rules, rank_mask, rank_of, spread, rule, fewest, forced, ace_mask,
-        ace_no_scopa, act_card, act_capture, act_group, st_rem, st_left, st_set, draw_bits,
+        stopped_by, leftovers, need, seat_side, scores, deal_keys, slots, params, play_keys,
+        next_sizes, rules, move, scratch, draw_bits,
     ):  # fmt: skip
         """Play rows ``rows`` of the batch to the end of their deals, in place.
 
@@ -153,10 +129,13 @@ def kernel_for(policies: tuple[FusedPolicy, ...], checked: bool = False):
         variant's ``deal_rules.DealRules``: every rule of the deal around the move is a call
         into ``deal_rules``. ``next_sizes[p]`` is the cards the player of play ``p + 1`` holds
         (``Schedule.next_cards``). ``slots[side]`` is the side's policy among the lineup's,
-        ``params[side]`` and ``values[side]`` its numbers; ``draw_bits[p]`` holds the draws of
-        the row's play ``p`` (``decisions.hash_draws``), kept when a policy reads them.
+        ``params[slot]`` that policy's numbers (its sides' stacked, ``decisions.stacked_params``);
+        ``move`` is the rules of a move (``kernels.KernelRules``, a ``contract.Rules``) and
+        ``scratch`` a ``contract.Scratch``, both handed to the policies, which see each decision
+        point as a ``contract.Seen``; ``draw_bits[p]`` holds the draws of the row's play ``p``
+        (``decisions.hash_draws``), kept when a policy reads them.
 
-        A decision point with more legal actions than the scratch ``act_*`` holds abandons its
+        A decision point with more legal actions than the scratch holds abandons its
         row with ``need[b]`` set to the room it needs (the caller replays that row from its
         start with a larger scratch, as ``kernels.legal_actions`` does). Compiled without
         numba's reference counting (``_nrt=False``): the kernel allocates nothing, and counting
@@ -165,8 +144,7 @@ def kernel_for(policies: tuple[FusedPolicy, ...], checked: bool = False):
         one = np.uint64(1)
         n_seats = hands.shape[0]
         plays = rules.plays
-        ranks = len(rank_mask) - 1
-        n_pack_cards = packs.shape[1]
+        ranks, spread = move.ranks, move.spread
         for b in rows:
             # The row's table, played cards and last capturer live in locals while it plays (the
             # table also by rank, for the sum search, and its rank sum), and go back to the arrays
@@ -206,21 +184,19 @@ def kernel_for(policies: tuple[FusedPolicy, ...], checked: bool = False):
                 for s in range(captured.shape[0]):
                     captured_any |= captured[s, b]
                 next_scopa = 1.0 if (p + 1 != plays - 1 or rules.last_play_scopa) else 0.0
-                count, card, taken = decide(
-                    slots[side], params[side], values[side], hand, tbl, tbl_rm, tbl_total,
-                    captured_any, pld, side == seat_side[b, n_seats - 1], next_sizes[p],
-                    next_scopa, scopa_ok, draw_bits[p], ranks, rank_mask, rank_of, rule,
-                    fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture,
-                    act_group, st_rem, st_left, st_set,
+                seen = Seen(
+                    hand, tbl, tbl_total, captured_any, pld, side == seat_side[b, n_seats - 1],
+                    side, next_sizes[p], next_scopa, scopa_ok, draw_bits[p], tbl_rm,
                 )  # fmt: skip
-                if count > act_card.shape[1]:
+                count, card, taken = decide(slots[side], params, seen, move, scratch)
+                if count > scratch.card.shape[1]:
                     need[b] = count
                     break
                 # kernels.apply_row, on the locals.
                 bit = one << np.uint64(card)
                 hands[seat, b] = hand & ~bit
                 pld |= bit
-                tbl, scopa = apply_move(bit, taken, tbl, scopa_ok, ace_mask, ace_no_scopa)
+                tbl, scopa = apply_move(bit, taken, tbl, scopa_ok, move.ace_mask, move.ace_no_scopa)
                 if taken:
                     captured[side, b] |= taken | bit
                     lst = side
@@ -269,19 +245,13 @@ def check_fusable(players: Sequence[object]) -> None:
         )
 
 
-def _padded(rows: list[np.ndarray], dtype) -> np.ndarray:
-    out = np.zeros((len(rows), max(1, *(len(r) for r in rows))), dtype)
-    for side, row in enumerate(rows):
-        out[side, : len(row)] = row
-    return out
-
-
 def lineup_policies(
     variant: Variant, players: Sequence[Player]
-) -> tuple[tuple[FusedPolicy, ...], np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[tuple[FusedPolicy, ...], np.ndarray, tuple]:
     """The lineup's distinct policies (in name order, so that one set of policies is one
-    kernel whoever sits where), and per side: its slot among them, its parameters
-    (``int64[S, P]``) and its values (``float64[S, Q]``), zero-padded.
+    kernel whoever sits where), each side's slot among them, and per policy its parameter
+    bundle: the ``policy_params`` of the sides that play it, stacked by side
+    (``decisions.stacked_params``).
 
     Raises ValueError naming the players that have no fused row policy."""
     check_fusable(players)
@@ -290,16 +260,16 @@ def lineup_policies(
     if len(set(names)) < len(names):
         raise ValueError(f"two fused row policies of one lineup share the name {names}")
     slots = np.array([distinct.index(p.fused_policy) for p in players], np.int64)
-    params = [np.asarray(p.fused_params(variant), np.int64).ravel() for p in players]
-    values = [
-        np.asarray(getattr(p, "fused_values", _no_values)(variant), np.float64).ravel()
-        for p in players
-    ]
-    return tuple(distinct), slots, _padded(params, np.int64), _padded(values, np.float64)
+    numbers = [getattr(p, "policy_params", _no_params)(variant) for p in players]
+    params = tuple(
+        decisions.stacked_params([n if slots[s] == k else None for s, n in enumerate(numbers)])
+        for k in range(len(distinct))
+    )
+    return tuple(distinct), slots, params
 
 
-def _no_values(variant: Variant) -> np.ndarray:
-    return np.zeros(0, np.float64)
+def _no_params(variant: Variant) -> NoParams:
+    return NoParams()
 
 
 def _run(
@@ -310,8 +280,7 @@ def _run(
 
     Rows whose legal actions overflowed the scratch are played again from their start, the
     state ``restart()`` returns, with room for them, until none is left."""
-    policies, slots, params, values = lineup_policies(variant, players)
-    rules = kernels.KernelRules.of(variant)
+    policies, slots, params = lineup_policies(variant, players)
     play_keys = _play_keys(variant.plays)
     rows = np.arange(len(packs))
     need = np.zeros(len(packs), np.int64)
@@ -320,9 +289,8 @@ def _run(
     while len(rows):
         kernel(
             from_pack, rows, packs, opening, start, *state, need, seat_side, scores, keys,
-            slots, params, values, play_keys, schedule(variant).next_cards,
-            deal_rules.deal_rules(variant), *kernels.row_tables(rules.ranks), rules.rule,
-            rules.fewest, rules.forced, rules.ace_mask, rules.ace_no_scopa, *_scratch(width),
+            slots, params, play_keys, schedule(variant).next_cards, deal_rules.deal_rules(variant),
+            kernels.KernelRules.of(variant), _scratch(width),
             np.empty((variant.plays, 2), np.uint64),
         )  # fmt: skip
         rows = np.flatnonzero(need)
@@ -337,15 +305,15 @@ def _run(
                     now[rows] = first[rows]
 
 
-def _scratch(width: int):
+def _scratch(width: int) -> Scratch:
     """The kernel's scratch: legal actions of one decision point (``width`` of them), and the
     sum search's stacks (one set per call, so threads calling the kernel at once each have their
     own)."""
-    return (
+    return Scratch(
         np.empty((1, width), np.int8),
         np.empty((1, width), np.uint64),
         np.empty((1, width), np.int8),
-        *kernels.stack_scratch(),
+        kernels.stack_scratch(),
     )
 
 

@@ -13,10 +13,10 @@ captures come out in a fixed order.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 
 import numpy as np
 
+from scopa_sim.contract import Rules
 from scopa_sim.jit import ctpop as _ctpop
 from scopa_sim.jit import cttz as _cttz
 from scopa_sim.jit import njit
@@ -59,19 +59,15 @@ _RULE_CODES = {
 }
 
 
-@dataclass(frozen=True)
-class KernelRules:
-    """The variant as the compiled kernels take it: plain numbers and masks."""
+class KernelRules(Rules):
+    """The variant as the compiled kernels and the fused row policies take it
+    (``contract.Rules``): plain numbers and masks, and the lookup tables of :func:`row_tables`."""
 
-    ranks: int
-    rule: int
-    fewest: bool
-    forced: bool
-    ace_mask: np.uint64
-    ace_no_scopa: bool
+    __slots__ = ()
 
     @staticmethod
     def of(variant: Variant) -> KernelRules:
+        rank_mask, rank_of, spread = row_tables(variant.pack.ranks)
         return KernelRules(
             ranks=variant.pack.ranks,
             rule=_RULE_CODES[variant.capture],
@@ -79,6 +75,10 @@ class KernelRules:
             forced=variant.forced_capture,
             ace_mask=np.uint64(variant.pack.rank_mask(1)),
             ace_no_scopa=variant.capture is Capture.ACE_TAKES_ALL and not variant.ace_sweep_scopa,
+            rank_mask=rank_mask,
+            rank_of=rank_of,
+            spread=spread,
+            n_pack_cards=variant.pack.n_cards,
         )
 
 

@@ -164,7 +164,8 @@ def _lookup(head: list[str], spec: str) -> Player:
 
 def _load(load, spec: str):
     """The player class or instance a spec names, from ``load``; a module that cannot be
-    imported gets one line: where its syntax error is, or what its code raised."""
+    imported gets one line: where its syntax error is, what the contract refused in it, or what
+    its code raised."""
     try:
         return load()
     except (ImportError, AttributeError) as err:
@@ -174,6 +175,8 @@ def _load(load, spec: str):
             f"cannot be imported: {type(err).__name__} in {err.filename}:{err.lineno}: {err.msg}",
             spec,
         ) from None
+    except PlayerError as err:  # the contract refused it (e.g. a policy of an older contract)
+        raise err.naming(spec) from None
     except Exception as err:
         raise PlayerError(
             f"raised {type(err).__name__}: {err} while its module was imported", spec,

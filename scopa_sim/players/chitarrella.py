@@ -23,6 +23,7 @@ held in hand (R5: "gioca le carte doppie"; R6: "gioca le carte morte"), and lead
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -42,6 +43,15 @@ from scopa_sim.players.tactics import (
 from scopa_sim.rules import Variant
 
 _BIG = 1 << 50
+
+
+class ChitarrellaParams(NamedTuple):
+    """The numbers of chitarrella's fused row policy."""
+
+    capture_weight: np.ndarray  # int64[cards]: ``greedy.card_weights``
+    lay_worth: np.ndarray  # int64[cards]
+    premium: np.uint64  # the sevens and the settebello (``tactics.premium_cards``)
+    spariglio: int  # 1 where R7 applies (``spariglio_applies``), else 0
 
 
 def spariglio_applies(variant: Variant) -> bool:
@@ -127,22 +137,33 @@ def _chitarrella(
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _chitarrella_choice(
-    count, params, values, hand, table, table_total, captured_any, played, dealer, next_cards,
-    next_scopa, scopa_ok, draws, ranks, rank_mask, rule, ace_mask, ace_no_scopa,
-    n_pack_cards, act_card, act_capture, act_group,
+def _chitarrella_apart(
+    count, card, capture, hand, table, captured_any, played, next_cards, scopa_ok, spariglio,
+    n_pack_cards, ranks, rank_mask, rule, ace_mask, ace_no_scopa, capture_weight, lay_worth,
+    premium,
 ):  # fmt: skip
-    """The fused row policy's choice: :func:`chitarrella_row`, compiled apart from the kernel;
-    ``params`` = capture weights, lay worths, the premium cards, whether R7 applies (+1 for
-    the dealer's team, -1 for the other)."""
-    n = n_pack_cards
-    full = (np.uint64(1) << np.uint64(n)) - np.uint64(1)
+    """:func:`chitarrella_row` on the listed actions, compiled apart from the kernel."""
+    full = (np.uint64(1) << np.uint64(n_pack_cards)) - np.uint64(1)
     unseen = unseen_cards(full, hand, table, captured_any, played)
-    spariglio = params[2 * n + 1] * (1 if dealer else -1)
     return chitarrella_row(
-        act_card, act_capture, count, 0, hand, table, unseen, next_cards, scopa_ok, spariglio,
-        ranks, rank_mask, rule, ace_mask, ace_no_scopa, params[:n], params[n : 2 * n],
-        np.uint64(params[2 * n]),
+        card, capture, count, 0, hand, table, unseen, next_cards, scopa_ok, spariglio, ranks,
+        rank_mask, rule, ace_mask, ace_no_scopa, capture_weight, lay_worth, premium,
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _chitarrella_choice(count, params, seen, rules, scratch):
+    """The fused row policy's choice: :func:`_chitarrella_apart` with the side's
+    :class:`ChitarrellaParams` (R7: +1 for the dealer's team, -1 for the other, where it
+    applies), the bundles taken apart here, inlined, so that the call passes only the fields it
+    reads (``defensive._defensive_choice`` says why)."""
+    side = seen.side
+    spariglio = params.spariglio[side] * (1 if seen.dealer else -1)
+    return _chitarrella_apart(
+        count, scratch.card, scratch.capture, seen.hand, seen.table, seen.captured_any,
+        seen.played, seen.next_cards, seen.scopa_ok, spariglio, rules.n_pack_cards, rules.ranks,
+        rules.rank_mask, rules.rule, rules.ace_mask, rules.ace_no_scopa,
+        params.capture_weight[side], params.lay_worth[side], params.premium[side],
     )  # fmt: skip
 
 
@@ -159,12 +180,11 @@ class ChitarrellaPlayer(Player):
     summary = "the classic expert rules: primiera cards, settebello, no scopa left, doubles"
     fused_policy = FusedPolicy("chitarrella", chitarrella_decide)
 
-    def fused_params(self, variant: Variant) -> np.ndarray:
-        """``greedy.card_weights(variant)`` (the capture weights, then the lay worths, per card
-        id), then ``premium_cards(variant)``, then 1 where R7 applies (else 0)."""
-        return np.concatenate(
-            (*card_weights(variant), [int(premium_cards(variant)), int(spariglio_applies(variant))])
-        ).astype(np.int64)
+    def policy_params(self, variant: Variant) -> ChitarrellaParams:
+        return ChitarrellaParams(
+            *card_weights(variant), np.uint64(premium_cards(variant)),
+            int(spariglio_applies(variant)),
+        )  # fmt: skip
 
     def act(self, obs: Observation, legal: LegalActions, rng) -> np.ndarray:
         variant = obs.variant

@@ -16,7 +16,7 @@ from scopa_sim.contract import FusedPolicy, LegalActions, Observation, Player
 from scopa_sim.engine.decisions import listing_policy
 from scopa_sim.engine.kernels import KernelRules, next_hand_sizes, rank_sum
 from scopa_sim.jit import njit
-from scopa_sim.players.greedy import action_key, card_weights
+from scopa_sim.players.greedy import GreedyParams, action_key, card_weights
 from scopa_sim.players.tactics import (
     rank_masks,
     sweepers,
@@ -80,19 +80,31 @@ def _defensive(
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _defensive_choice(
-    count, params, values, hand, table, table_total, captured_any, played, dealer, next_cards,
-    next_scopa, scopa_ok, draws, ranks, rank_mask, rule, ace_mask, ace_no_scopa,
-    n_pack_cards, act_card, act_capture, act_group,
+def _defensive_apart(
+    count, card, capture, hand, table, table_total, captured_any, played, next_cards, scopa_ok,
+    n_pack_cards, ranks, rank_mask, rule, ace_mask, ace_no_scopa, capture_weight, lay_worth,
 ):  # fmt: skip
-    """The fused row policy's choice: :func:`defensive_row`, compiled apart from the kernel (it
-    does real work per decision); ``params`` = capture weights, lay worths."""
-    n = n_pack_cards
-    full = (np.uint64(1) << np.uint64(n)) - np.uint64(1)
+    """:func:`defensive_row` on the listed actions, compiled apart from the kernel (it does real
+    work per decision)."""
+    full = (np.uint64(1) << np.uint64(n_pack_cards)) - np.uint64(1)
     unseen = unseen_cards(full, hand, table, captured_any, played)
     return defensive_row(
-        act_card, act_capture, count, 0, table, table_total, unseen, next_cards, ranks,
-        rank_mask, rule, ace_mask, ace_no_scopa, scopa_ok, params[:n], params[n : 2 * n],
+        card, capture, count, 0, table, table_total, unseen, next_cards, ranks, rank_mask, rule,
+        ace_mask, ace_no_scopa, scopa_ok, capture_weight, lay_worth,
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _defensive_choice(count, params, seen, rules, scratch):
+    """The fused row policy's choice: :func:`_defensive_apart` with the side's
+    ``greedy.GreedyParams``. Why the bundles are taken apart here, inlined: the call to a
+    function compiled apart passes each field of its arguments, so it passes only those read."""
+    side = seen.side
+    return _defensive_apart(
+        count, scratch.card, scratch.capture, seen.hand, seen.table, seen.table_total,
+        seen.captured_any, seen.played, seen.next_cards, seen.scopa_ok, rules.n_pack_cards,
+        rules.ranks, rules.rank_mask, rules.rule, rules.ace_mask, rules.ace_no_scopa,
+        params.capture_weight[side], params.lay_worth[side],
     )  # fmt: skip
 
 
@@ -108,9 +120,8 @@ class DefensivePlayer(Player):
     summary = "greedy, but never leaves a sweepable table when another play avoids it"
     fused_policy = FusedPolicy("defensive", defensive_decide, tracks_table_total=True)
 
-    def fused_params(self, variant: Variant) -> np.ndarray:
-        """``greedy.card_weights(variant)``: the capture weights, then the lay worths, per card."""
-        return np.concatenate(card_weights(variant))
+    def policy_params(self, variant: Variant) -> GreedyParams:
+        return GreedyParams(*card_weights(variant))
 
     def act(self, obs: Observation, legal: LegalActions, rng) -> np.ndarray:
         variant = obs.variant

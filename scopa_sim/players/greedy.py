@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 import numpy as np
 
 from scopa_sim.cards import PRIMIERA_STANDARD
 from scopa_sim.contract import FusedPolicy, LegalActions, Observation, Player
+from scopa_sim.engine.decisions import list_captures
 from scopa_sim.engine.kernels import (
     ACE_TAKES_ALL,
     FIFTEEN,
     KernelRules,
-    card_captures,
     card_rank,
     lowest_card,
     rank_sum,
@@ -23,6 +24,14 @@ from scopa_sim.rules import Variant
 from scopa_sim.seeding import DecisionRandom
 
 _SCOPA = 1 << 40  # a scopa outranks any sum of the card weights below
+
+
+class GreedyParams(NamedTuple):
+    """The numbers of greedy's fused row policy (and defensive's), per card id:
+    :func:`card_weights`."""
+
+    capture_weight: np.ndarray  # int64[cards]: its weight when captured
+    lay_worth: np.ndarray  # int64[cards]: its worth when laid
 
 
 @cache
@@ -132,14 +141,19 @@ def greedy_row(
 
 
 @njit(cache=True, nogil=True, inline="always")
-def greedy_pick(
-    hand, table, table_rm, table_total, ranks, rank_mask, rank_of, rule, fewest, ace_mask,
-    ace_no_scopa, scopa_counts, capture_weight, lay_worth, act_card, act_capture, act_group,
-    st_rem, st_left, st_set,
-):  # fmt: skip
+def seen_key(played, taken, seen, rules, capture_weight, lay_worth):
+    """:func:`action_key` of one action at the decision point ``seen`` (``contract.Seen``)."""
+    return action_key(
+        played, taken, seen.table, seen.table_total, rules.ranks, rules.rule, rules.ace_mask,
+        rules.ace_no_scopa, seen.scopa_ok, capture_weight, lay_worth,
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True, inline="always")
+def greedy_pick(seen, rules, scratch, capture_weight, lay_worth):
     """:func:`greedy_row`'s choice as the fused engine makes it: ``(count, card, taken)``,
-    listing and weighing the captures one card of ``hand`` at a time in scratch row 0 of
-    ``act_*`` (``kernels.card_captures``, the rule code every engine uses) rather than the
+    listing and weighing the captures one card of the seat's hand at a time in row 0 of the
+    scratch (``decisions.list_captures``, the rule code every engine uses) rather than the
     whole decision point's legal actions first; a ``count`` above the scratch's width means a
     card's captures did not fit (card and taken are then meaningless).
 
@@ -152,57 +166,39 @@ def greedy_pick(
     :func:`greedy_row` because the lockstep engine hands it the actions already listed. The
     engines' agreement tests (tests/test_fused.py) hold the two to the same choices."""
     one = np.uint64(1)
-    cap = act_card.shape[1]
+    cap = scratch.card.shape[1]
     best_card, best_taken, best_key = -1, np.uint64(0), -1
-    rest = hand
+    rest = seen.hand
     while rest:
         card = lowest_card(rest)
         rest &= rest - one
-        n = card_captures(
-            card, rank_of[card], table, table_rm, ranks, rank_mask, rule, fewest, act_card,
-            act_capture, act_group, 0, cap, 0, 0, st_rem, st_left, st_set,
-        )  # fmt: skip
+        n = list_captures(card, seen, rules, scratch)
         if n > cap:
             return n, -1, np.uint64(0)
         for k in range(n):
-            taken = act_capture[0, k]
-            key = action_key(
-                card, taken, table, table_total, ranks, rule, ace_mask, ace_no_scopa,
-                scopa_counts, capture_weight, lay_worth,
-            )  # fmt: skip
+            taken = scratch.capture[0, k]
+            key = seen_key(card, taken, seen, rules, capture_weight, lay_worth)
             if key > best_key:
                 best_card, best_taken, best_key = card, taken, key
     if best_card >= 0:
         return 1, best_card, best_taken
     best_lay_key = 1 << 62
-    rest = hand
+    rest = seen.hand
     while rest:
         card = lowest_card(rest)
         rest &= rest - one
-        key = action_key(
-            card, np.uint64(0), table, table_total, ranks, rule, ace_mask, ace_no_scopa,
-            scopa_counts, capture_weight, lay_worth,
-        )  # fmt: skip
+        key = seen_key(card, np.uint64(0), seen, rules, capture_weight, lay_worth)
         if key < best_lay_key:
             best_card, best_lay_key = card, key
     return 1, best_card, np.uint64(0)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def greedy_decide(
-    params, values, hand, table, table_rm, table_total, captured_any, played, dealer,
-    next_cards, next_scopa, scopa_ok, draws, ranks, rank_mask, rank_of, rule,
-    fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture, act_group,
-    st_rem, st_left, st_set,
-):  # fmt: skip
-    """The fused row policy: :func:`greedy_pick` with ``params`` = capture weights, lay worths
-    (:meth:`GreedyPlayer.fused_params`)."""
-    n = n_pack_cards
+def greedy_decide(params, seen, rules, scratch):
+    """The fused row policy: :func:`greedy_pick` with the side's :class:`GreedyParams`."""
     return greedy_pick(
-        hand, table, table_rm, table_total, ranks, rank_mask, rank_of, rule, fewest, ace_mask,
-        ace_no_scopa, scopa_ok, params[:n], params[n : 2 * n], act_card, act_capture, act_group,
-        st_rem, st_left, st_set,
-    )  # fmt: skip
+        seen, rules, scratch, params.capture_weight[seen.side], params.lay_worth[seen.side]
+    )
 
 
 @njit(cache=True, nogil=True)
@@ -232,9 +228,8 @@ class GreedyPlayer(Player):
     summary = "takes the most valuable capture (scopa, settebello, 7s, 6s, aces, coins, cards)"
     fused_policy = FusedPolicy("greedy", greedy_decide, tracks_table_total=True)
 
-    def fused_params(self, variant: Variant) -> np.ndarray:
-        """``card_weights(variant)``: the capture weights, then the lay worths, per card id."""
-        return np.concatenate(card_weights(variant))
+    def policy_params(self, variant: Variant) -> GreedyParams:
+        return GreedyParams(*card_weights(variant))
 
     def act(self, obs: Observation, legal: LegalActions, rng: DecisionRandom) -> np.ndarray:
         variant = obs.variant

@@ -12,7 +12,7 @@ double (two cards of a rank in hand) is known to leave few matches for the oppon
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 
@@ -31,6 +31,16 @@ from scopa_sim.players.tactics import (
     unseen_cards,
 )
 from scopa_sim.rules import Variant
+
+
+class MemoryParams(NamedTuple):
+    """The numbers of memory's fused row policy."""
+
+    card_worth: np.ndarray  # float64[cards]: ``MemoryPlayer.card_worths``
+    premium: np.uint64  # the sevens and the settebello (``tactics.premium_cards``)
+    scopa: float  # the weights of ``MemoryPlayer``
+    caution: float
+    lay: float
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -129,21 +139,32 @@ def _memory(
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _memory_choice(
-    count, params, values, hand, table, table_total, captured_any, played, dealer, next_cards,
-    next_scopa, scopa_ok, draws, ranks, rank_mask, rule, ace_mask, ace_no_scopa,
-    n_pack_cards, act_card, act_capture, act_group,
+def _memory_apart(
+    count, card, capture, hand, table, captured_any, played, next_cards, next_scopa, scopa_ok,
+    n_pack_cards, ranks, rank_mask, rule, ace_mask, ace_no_scopa, value, premium, scopa_worth,
+    caution, lay_cost,
 ):  # fmt: skip
-    """The fused row policy's choice: :func:`memory_row`, compiled apart from the kernel;
-    ``params`` = the premium cards, ``values`` = the card values, then the scopa's worth, the
-    caution and the lay cost."""
-    n = n_pack_cards
-    full = (np.uint64(1) << np.uint64(n)) - np.uint64(1)
+    """:func:`memory_row` on the listed actions, compiled apart from the kernel."""
+    full = (np.uint64(1) << np.uint64(n_pack_cards)) - np.uint64(1)
     unseen = unseen_cards(full, hand, table, captured_any, played)
     return memory_row(
-        act_card, act_capture, count, 0, table, unseen, next_cards, next_scopa, scopa_ok, ranks,
-        rank_mask, rule, ace_mask, ace_no_scopa, values[:n], np.uint64(params[0]), values[n],
-        values[n + 1], values[n + 2],
+        card, capture, count, 0, table, unseen, next_cards, next_scopa, scopa_ok, ranks,
+        rank_mask, rule, ace_mask, ace_no_scopa, value, premium, scopa_worth, caution, lay_cost,
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _memory_choice(count, params, seen, rules, scratch):
+    """The fused row policy's choice: :func:`_memory_apart` with the side's
+    :class:`MemoryParams`, the bundles taken apart here, inlined, so that the call passes only
+    the fields it reads (``defensive._defensive_choice`` says why)."""
+    side = seen.side
+    return _memory_apart(
+        count, scratch.card, scratch.capture, seen.hand, seen.table, seen.captured_any,
+        seen.played, seen.next_cards, seen.next_scopa, seen.scopa_ok, rules.n_pack_cards,
+        rules.ranks, rules.rank_mask, rules.rule, rules.ace_mask, rules.ace_no_scopa,
+        params.card_worth[side], params.premium[side], params.scopa[side], params.caution[side],
+        params.lay[side],
     )  # fmt: skip
 
 
@@ -190,14 +211,11 @@ class MemoryPlayer(Player):
                 value[c] += self.extra_coins
         return value
 
-    def fused_params(self, variant: Variant) -> np.ndarray:
-        """``[premium_cards(variant)]``: the mask of the sevens and the settebello."""
-        return np.array([premium_cards(variant)], np.uint64).astype(np.int64)
-
-    def fused_values(self, variant: Variant) -> np.ndarray:
-        """:meth:`card_worths` (each card's worth in points, per card id), then the scopa's
-        worth, the caution and the lay cost."""
-        return np.concatenate((self.card_worths(variant), [self.scopa, self.caution, self.lay]))
+    def policy_params(self, variant: Variant) -> MemoryParams:
+        return MemoryParams(
+            self.card_worths(variant), np.uint64(premium_cards(variant)), float(self.scopa),
+            float(self.caution), float(self.lay),
+        )  # fmt: skip
 
     def act(self, obs: Observation, legal: LegalActions, rng) -> np.ndarray:
         variant = obs.variant

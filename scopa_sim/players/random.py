@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from scopa_sim.contract import FusedPolicy, LegalActions, Observation, Player
-from scopa_sim.engine.decisions import call_bits, draw, listing_policy
-from scopa_sim.engine.kernels import card_captures, lowest_card, popcount
+from scopa_sim.engine.decisions import call_bits, draw, list_captures, listing_policy
+from scopa_sim.engine.kernels import lowest_card, popcount
 from scopa_sim.jit import njit
 from scopa_sim.seeding import DecisionRandom, uniform_index
 
@@ -40,58 +40,42 @@ def _pick(group, n_cards, u_card, u_capture):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _choose_listed(
-    count, params, values, hand, table, table_total, captured_any, played, dealer, next_cards,
-    next_scopa, scopa_ok, draws, ranks, rank_mask, rule, ace_mask, ace_no_scopa,
-    n_pack_cards, act_card, act_capture, act_group,
-):  # fmt: skip
+def _choose_listed(count, params, seen, rules, scratch):
     """``pick_row`` on the listed legal actions, with ``act``'s two draws."""
-    u_card, u_capture = draw(draws, 0), draw(draws, 1)
-    return pick_row(act_group, count, act_group[0, count - 1] + 1, u_card, u_capture, 0)
+    u_card, u_capture = draw(seen.draws, 0), draw(seen.draws, 1)
+    group = scratch.group
+    return pick_row(group, count, group[0, count - 1] + 1, u_card, u_capture, 0)
 
 
 _listed = listing_policy(_choose_listed)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def random_decide(
-    params, values, hand, table, table_rm, table_total, captured_any, played, dealer,
-    next_cards, next_scopa, scopa_ok, draws, ranks, rank_mask, rank_of, rule,
-    fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture, act_group,
-    st_rem, st_left, st_set,
-):  # fmt: skip
+def random_decide(params, seen, rules, scratch):
     """The fused row policy. Under forced capture some cards may not be playable, so the legal
     actions are listed first (:func:`_choose_listed`). Otherwise every card of the hand is, and
     the choice is ``pick_row``'s on the same draws with only the picked card's captures listed:
     the k-th card by id, k drawn from call 1, then one of its captures from call 2 when it has
     several (indices from ``seeding.uniform_index``, the draws' own integers)."""
-    if forced:
-        return _listed(
-            params, values, hand, table, table_rm, table_total, captured_any, played, dealer,
-            next_cards, next_scopa, scopa_ok, draws, ranks, rank_mask, rank_of,
-            rule, fewest, forced, ace_mask, ace_no_scopa, n_pack_cards, act_card, act_capture,
-            act_group, st_rem, st_left, st_set,
-        )  # fmt: skip
+    if rules.forced:
+        return _listed(params, seen, rules, scratch)
     one = np.uint64(1)
-    cap = act_card.shape[1]
+    hand = seen.hand
     n_cards = popcount(hand)
     rest = hand
     if n_cards > 1:
-        for _ in range(uniform_index(call_bits(draws, 0), n_cards)):
+        for _ in range(uniform_index(call_bits(seen.draws, 0), n_cards)):
             rest &= rest - one
     card = lowest_card(rest)
-    count = card_captures(
-        card, rank_of[card], table, table_rm, ranks, rank_mask, rule, fewest, act_card,
-        act_capture, act_group, 0, cap, 0, 0, st_rem, st_left, st_set,
-    )  # fmt: skip
+    count = list_captures(card, seen, rules, scratch)
     if count == 0:
         return np.int64(1), np.int64(card), np.uint64(0)  # a lay
-    if count > cap:
+    if count > scratch.card.shape[1]:
         return np.int64(count), np.int64(card), np.uint64(0)
     if count == 1:
-        return np.int64(count), np.int64(card), act_capture[0, 0]
-    j = uniform_index(call_bits(draws, 1), count)
-    return np.int64(count), np.int64(card), act_capture[0, j]
+        return np.int64(count), np.int64(card), scratch.capture[0, 0]
+    j = uniform_index(call_bits(seen.draws, 1), count)
+    return np.int64(count), np.int64(card), scratch.capture[0, j]
 
 
 @dataclass(frozen=True)
