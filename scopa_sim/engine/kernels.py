@@ -21,7 +21,6 @@ from scopa_sim.jit import ctpop as _ctpop
 from scopa_sim.jit import cttz as _cttz
 from scopa_sim.jit import njit
 from scopa_sim.rules import Capture, Variant
-from scopa_sim.rules.schedule import schedule
 
 
 @njit(cache=True, nogil=True)
@@ -503,9 +502,3 @@ def rank_sum(cards, ranks):
         total += card_rank(lowest_card(rest), ranks)
         rest &= rest - np.uint64(1)
     return total
-
-
-def next_hand_sizes(variant: Variant) -> np.ndarray:
-    """Per play index: the cards the player of the *next* play holds when it comes (0 after the
-    deal's last play): the deal's ``Schedule.next_cards``."""
-    return schedule(variant).next_cards

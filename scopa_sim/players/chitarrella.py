@@ -29,7 +29,7 @@ import numpy as np
 
 from scopa_sim.contract import FusedPolicy, LegalActions, Observation, Player
 from scopa_sim.engine.decisions import listing_policy
-from scopa_sim.engine.kernels import KernelRules, card_rank, lowest_card, next_hand_sizes
+from scopa_sim.engine.kernels import KernelRules, card_rank, lowest_card
 from scopa_sim.jit import njit
 from scopa_sim.players.defensive import table_after
 from scopa_sim.players.greedy import card_weights
@@ -41,6 +41,7 @@ from scopa_sim.players.tactics import (
     unseen_cards,
 )
 from scopa_sim.rules import Variant
+from scopa_sim.rules.schedule import schedule
 
 _BIG = 1 << 50
 
@@ -201,7 +202,7 @@ class ChitarrellaPlayer(Player):
         return _chitarrella(
             legal.card, legal.capture, legal.count, obs.hand, obs.table,
             np.bitwise_or.reduce(obs.captured, axis=1), obs.played, variant.pack.full_mask,
-            int(next_hand_sizes(variant)[obs.play]), scopa_counts, spariglio, rules.ranks,
+            int(schedule(variant).next_cards[obs.play]), scopa_counts, spariglio, rules.ranks,
             rank_masks(variant), rules.rule, rules.ace_mask, rules.ace_no_scopa,
             capture_weight, lay_worth, premium,
         )  # fmt: skip

@@ -14,7 +14,7 @@ import numpy as np
 
 from scopa_sim.contract import FusedPolicy, LegalActions, Observation, Player
 from scopa_sim.engine.decisions import listing_policy
-from scopa_sim.engine.kernels import KernelRules, next_hand_sizes, rank_sum
+from scopa_sim.engine.kernels import KernelRules, rank_sum
 from scopa_sim.jit import njit
 from scopa_sim.players.greedy import GreedyParams, action_key, card_weights
 from scopa_sim.players.tactics import (
@@ -23,6 +23,7 @@ from scopa_sim.players.tactics import (
     unseen_cards,
 )
 from scopa_sim.rules import Variant
+from scopa_sim.rules.schedule import schedule
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -131,7 +132,7 @@ class DefensivePlayer(Player):
         return _defensive(
             legal.card, legal.capture, legal.count, obs.hand, obs.table,
             np.bitwise_or.reduce(obs.captured, axis=1), obs.played, variant.pack.full_mask,
-            int(next_hand_sizes(variant)[obs.play]), rules.ranks, rank_masks(variant),
+            int(schedule(variant).next_cards[obs.play]), rules.ranks, rank_masks(variant),
             rules.rule, rules.ace_mask, rules.ace_no_scopa, scopa_counts, capture_weight,
             lay_worth,
         )  # fmt: skip

@@ -18,7 +18,7 @@ import numpy as np
 
 from scopa_sim.contract import FusedPolicy, LegalActions, Observation, Player
 from scopa_sim.engine.decisions import listing_policy
-from scopa_sim.engine.kernels import FIFTEEN, KernelRules, card_rank, lowest_card, next_hand_sizes
+from scopa_sim.engine.kernels import FIFTEEN, KernelRules, card_rank, lowest_card
 from scopa_sim.jit import njit
 from scopa_sim.players.defensive import table_after
 from scopa_sim.players.tactics import (
@@ -31,6 +31,7 @@ from scopa_sim.players.tactics import (
     unseen_cards,
 )
 from scopa_sim.rules import Variant
+from scopa_sim.rules.schedule import schedule
 
 
 class MemoryParams(NamedTuple):
@@ -226,7 +227,7 @@ class MemoryPlayer(Player):
         return _memory(
             legal.card, legal.capture, legal.count, obs.hand, obs.table,
             np.bitwise_or.reduce(obs.captured, axis=1), obs.played, variant.pack.full_mask,
-            int(next_hand_sizes(variant)[obs.play]), next_scopa, scopa_counts, rules.ranks,
+            int(schedule(variant).next_cards[obs.play]), next_scopa, scopa_counts, rules.ranks,
             rank_masks(variant), rules.rule, rules.ace_mask, rules.ace_no_scopa,
             self.card_worths(variant), premium_cards(variant),
             np.array([self.scopa, self.caution, self.lay]),
