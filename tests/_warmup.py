@@ -30,7 +30,6 @@ FUSED_KERNELS = {
         ("defensive", "random"),
         ("chitarrella", "random"),
         (CAUTIOUS, "random"),
-        (CAUTIOUS, "greedy"),
         (CAUTIOUS,),
         ("greedy", "memory"),
         ("chitarrella", "memory"),

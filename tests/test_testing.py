@@ -372,7 +372,7 @@ def test_the_compiled_example_plays_exactly_as_the_numpy_one(name):
     v = variant(name, forced_capture=name == "escoba")
     for margin in (0, 2):
         outcomes = [
-            api.play_deals(v, [p] + ["greedy"] * (v.n_sides - 1), deals=600, seed=11)
+            api.play_deals(v, [p] + ["random"] * (v.n_sides - 1), deals=600, seed=11)
             for p in (CautiousPlayer(margin=margin), CompiledCautiousPlayer(margin=margin))
         ]
         for field in dataclasses.fields(outcomes[0]):
