@@ -184,22 +184,22 @@ def deal_packs(variant: Variant, key: np.uint64, game: np.ndarray, deal: np.ndar
 
 
 @njit(cache=True, nogil=True, inline="always")
-def hand_of(pack, start, size):
-    """The cards ``pack[start : start + size]`` as a mask."""
+def hand_of(packs, b, start, size):
+    """The cards ``packs[b, start : start + size]`` (row ``b``'s pack) as a mask."""
     cards = np.uint64(0)
     for i in range(start, start + size):
-        cards |= _ONE << np.uint64(pack[i])
+        cards |= _ONE << np.uint64(packs[b, i])
     return cards
 
 
 @njit(cache=True, nogil=True, inline="always")
-def open_table(pack, table_cards):
-    """The opening table: the pack's first ``table_cards`` cards."""
-    return hand_of(pack, 0, table_cards)
+def open_table(packs, b, table_cards):
+    """Row ``b``'s opening table: its pack's first ``table_cards`` cards."""
+    return hand_of(packs, b, 0, table_cards)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def deal_hands(pack, play, hand_at, hand_size, hands, b):
+def deal_hands(packs, play, hand_at, hand_size, hands, b):
     """Deal row ``b``'s hands that come just before play ``play`` (``hands[seat, b]``), seat 0
     first, ``hand_size[play]`` cards each from pack position ``hand_at[play]``; whether a hand
     was dealt (none is when the play is not a round's first)."""
@@ -208,7 +208,7 @@ def deal_hands(pack, play, hand_at, hand_size, hands, b):
         return False
     size = hand_size[play]
     for seat in range(hands.shape[0]):
-        hands[seat, b] = hand_of(pack, pos + seat * size, size)
+        hands[seat, b] = hand_of(packs, b, pos + seat * size, size)
     return True
 
 
@@ -251,12 +251,12 @@ def opening_sweeps(variant: Variant, packs: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def open_deal(b, pack, opening, dealer_side, captured, scope, scores, rules):
+def open_deal(b, packs, opening, dealer_side, captured, scope, scores, rules):
     """Lay row ``b``'s opening table. With ``opening`` escobas in it (§7,
     :func:`opening_escobas`) the dealer's side takes it and scores them, and may so win the game
     at once (§6). Returns the table, the last capturer (-1: none) and the side whose escobas won
     the game (-1: none; the deal is then over)."""
-    table = open_table(pack, rules.table_cards)
+    table = open_table(packs, b, rules.table_cards)
     if opening == 0:
         return table, -1, -1
     captured[dealer_side, b] |= table
@@ -272,9 +272,9 @@ def _start_deals(
     dealer = rules.n_seats - 1
     for b in range(len(packs)):
         table[b], last[b], stopped_by[b] = open_deal(
-            b, packs[b], opening[b], seat_side[b, dealer], captured, scope, scores, rules
+            b, packs, opening[b], seat_side[b, dealer], captured, scope, scores, rules
         )
-        deal_hands(packs[b], 0, rules.hand_at, rules.hand_size, hands, b)
+        deal_hands(packs, 0, rules.hand_at, rules.hand_size, hands, b)
 
 
 def start_deals(rules: DealRules, packs, opening, seat_side, state, scores) -> None:
@@ -303,7 +303,7 @@ def wins_outright(rules, score, scope):
 
 @njit(cache=True, nogil=True, inline="always")
 def play_row(
-    b, card, taken, play, side, pack, hands, table, captured, scope, last, played, stopped,
+    b, card, taken, play, side, packs, hands, table, captured, scope, last, played, stopped,
     scores, rules,
 ):  # fmt: skip
     """Play row ``b``'s action (``card`` taking ``taken``) at play ``play`` by the seat whose turn
@@ -319,7 +319,7 @@ def play_row(
     if scopa and wins_outright(rules, scores[b, side], scope[side, b]):
         stopped[b] = side
     if play + 1 < rules.plays:
-        deal_hands(pack, play + 1, rules.hand_at, rules.hand_size, hands, b)
+        deal_hands(packs, play + 1, rules.hand_at, rules.hand_size, hands, b)
     return scopa
 
 
@@ -332,7 +332,7 @@ def _play_rows(
     for k in range(len(rows)):
         b, j = rows[k], choice[k]
         out[k] = play_row(
-            b, card[k, j], capture[k, j], play, side[k], packs[b], hands, table, captured, scope,
+            b, card[k, j], capture[k, j], play, side[k], packs, hands, table, captured, scope,
             last, played, stopped, scores, rules,
         )  # fmt: skip
     return out

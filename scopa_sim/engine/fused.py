@@ -153,7 +153,7 @@ def kernel_for(policies: tuple[FusedPolicy, ...], checked: bool = False):
             tbl, pld, lst = table[b], played[b], last[b]
             if from_pack:
                 tbl, lst, won = open_deal(
-                    b, packs[b], opening[b], seat_side[b, n_seats - 1], captured, scope, scores,
+                    b, packs, opening[b], seat_side[b, n_seats - 1], captured, scope, scores,
                     rules,
                 )  # fmt: skip
                 if won >= 0:  # the opening's escobas won the game: the deal is over
@@ -174,7 +174,7 @@ def kernel_for(policies: tuple[FusedPolicy, ...], checked: bool = False):
             seat = start % n_seats  # deal_rules.seat_to_play(p), kept without a division per play
             for p in range(start, plays):
                 if from_pack or p > start:  # a state's own hands are dealt already
-                    deal_hands(packs[b], p, rules.hand_at, rules.hand_size, hands, b)
+                    deal_hands(packs, p, rules.hand_at, rules.hand_size, hands, b)
                 hand = hands[seat, b]
                 if hand == 0:
                     raise ValueError("a seat has no card left to play (a state that is not a deal)")
@@ -253,7 +253,25 @@ def lineup_policies(
     bundle: the ``policy_params`` of the sides that play it, stacked by side
     (``decisions.stacked_params``).
 
+    Kept per variant and lineup (players are frozen parameters, ``policy_params`` a function
+    of the variant): a search calls the engine once per iteration, and rebuilding the bundles
+    each time cost it several per cent. A lineup that cannot be hashed is built every time.
+
     Raises ValueError naming the players that have no fused row policy."""
+    players = tuple(players)
+    try:
+        hash(players)
+    except TypeError:
+        return _lineup_policies(variant, players)
+    return _kept_lineup_policies(variant, players)
+
+
+@functools.lru_cache(maxsize=256)
+def _kept_lineup_policies(variant: Variant, players: tuple) -> tuple:
+    return _lineup_policies(variant, players)
+
+
+def _lineup_policies(variant: Variant, players: tuple) -> tuple:
     check_fusable(players)
     distinct = sorted({p.fused_policy for p in players}, key=lambda q: q.name)
     names = [q.name for q in distinct]

@@ -121,7 +121,7 @@ def _walk(
                 k = best
                 child = child_of[k]
             play_row(
-                b, act_card[0, k], act_capture[0, k], p, side, pack[b], hands, table, captured,
+                b, act_card[0, k], act_capture[0, k], p, side, pack, hands, table, captured,
                 scope, last, played, stopped, scores, rules,
             )  # fmt: skip
             p += 1

@@ -102,7 +102,7 @@ def apply_first_actions(
     for r in range(len(rollout_row)):
         b, a = rollout_row[r], rollout_action[r]
         out[r] = play_row(
-            r, card[b, a], capture[b, a], play[b], side[b], pack[r], hands, table, captured,
+            r, card[b, a], capture[b, a], play[b], side[b], pack, hands, table, captured,
             scope, last, played, stopped, scores, rules,
         )  # fmt: skip
     return out
