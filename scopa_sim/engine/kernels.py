@@ -472,27 +472,6 @@ def apply_move(bit, taken, table, scopa_ok, ace_mask, ace_no_scopa):
     return table, False
 
 
-@njit(cache=True, nogil=True)
-def apply_actions(
-    rows, choice, card, capture, side, hand, table, captured, scope, last, played, scopa_ok,
-    ace_mask, ace_no_scopa,
-):  # fmt: skip
-    """Play each row's chosen action in place; return which rows swept the table for a scopa.
-
-    ``choice``, ``card``, ``capture`` and ``side`` are indexed like ``rows`` (the rows that
-    play); ``hand``, ``table``, ``played`` and ``last`` are per state row, ``captured`` and
-    ``scope`` ``[side, state row]``.
-    """
-    scopa = np.zeros(len(rows), np.bool_)
-    for k in range(len(rows)):
-        j = choice[k]
-        scopa[k] = apply_row(
-            rows[k], card[k, j], capture[k, j], side[k], hand, table, captured, scope, last,
-            played, scopa_ok, ace_mask, ace_no_scopa,
-        )  # fmt: skip
-    return scopa
-
-
 @njit(cache=True, nogil=True, inline="always")
 def rank_sum(cards, ranks):
     """Sum of the ranks (capture values) of a card mask."""
