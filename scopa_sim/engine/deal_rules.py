@@ -29,7 +29,7 @@ from scopa_sim.rules.schedule import Schedule, schedule
 
 __all__ = [
     "TALLIES", "DealRules", "Schedule", "deal_hands", "deal_packs", "deal_rules", "declaration",
-    "declarations", "end_deal", "end_deals", "first_dealers", "fifteen_units", "hand_of",
+    "declared_hands", "end_deal", "end_deals", "fifteen_units", "first_dealers", "hand_of",
     "is_throw_in", "open_deal", "open_table", "opening_escobas", "opening_sweeps",
     "opening_takes", "opening_units", "outright_winners", "play_row", "play_rows", "schedule",
     "seat_offsets", "seat_sides", "seat_sides_around", "seat_to_play", "shown_cards",

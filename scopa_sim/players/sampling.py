@@ -86,7 +86,8 @@ def _determinise(
 def determinise(obs: Observation, uniforms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Deals consistent with what each row's seat has seen, from ``uniforms[rows, samples,
     cards]``: the hands ``uint64[rows * samples, n_players]`` (the seat's own hand and the
-    cards shown kept) and the packs ``int8[rows * samples, cards]`` (sample ``s`` of row ``b`` at ``b * samples + s``)."""
+    cards shown kept) and the packs ``int8[rows * samples, cards]`` (sample ``s`` of row ``b``
+    at ``b * samples + s``)."""
     variant = obs.variant
     rows, samples = uniforms.shape[0], uniforms.shape[1]
     plan = schedule(variant)
@@ -95,7 +96,8 @@ def determinise(obs: Observation, uniforms: np.ndarray) -> tuple[np.ndarray, np.
     shown = obs.shown if obs.shown is not None else np.zeros((rows, variant.n_players), np.uint64)
     _determinise(
         obs.hand, obs.table, np.bitwise_or.reduce(obs.captured, axis=1), obs.played,
-        np.ascontiguousarray(shown, np.uint64), variant.pack.full_mask, np.full(rows, obs.seat, np.int64),
+        np.ascontiguousarray(shown, np.uint64), variant.pack.full_mask,
+        np.full(rows, obs.seat, np.int64),
         np.repeat(plan.in_hand[obs.play][None, :], rows, axis=0),
         np.full(rows, plan.round_of[obs.play]), plan.round_start,
         np.asarray(variant.hands, np.int64), variant.pack.n_cards, uniforms, hands, pack,

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from scopa_sim.rules.definition import (
     BASE,
-    SCHEMA,
     LATER_KEYS,
+    SCHEMA,
     defaults_definition,
     definition_of,
     from_definition,
