@@ -240,7 +240,7 @@ def _played(rules, rows: int, players, seed: int = 7, record: bool = False):
 )
 def test_lockstep_fused_and_reference_tallies_agree(rules):
     if rules.name == "classic-4p":  # four players in two teams, with declarations on
-        rules = replace(rules, declarations=True)
+        rules = replace(rules, declarations=True, low_hand=9, triple_points=10)
     players = [player("greedy"), player("random")]
     packs, lockstep, args = _played(rules, 600, players, record=True)
     whole = fused.play_batch(rules, players, packs, **args)

@@ -49,7 +49,8 @@ SCHEMA: dict[str, dict[str, RuleKey]] = {
 BASE = "base"
 
 #: Keys added after runs were first recorded, as (section, name): a run's recorded definition
-#: may lack them, and then plays their default (``files.variant_of_definition``).
+#: or a user's file written in full before them may lack them, and then plays their default
+#: (what the engine then did).
 LATER_KEYS = frozenset(
     (section, name)
     for section, names in (
@@ -253,6 +254,8 @@ def from_definition(data: Mapping, source: str, base: Mapping | None = None) -> 
     merged = {section: dict((base or {}).get(section, {})) for section in SCHEMA}
     for section in SCHEMA:
         merged[section].update(data.get(section, {}))
+    for section, name in LATER_KEYS:
+        merged[section].setdefault(name, _file_value(rule_key(name).default))
     missing = [f"{s}.{k}" for s in SCHEMA for k in SCHEMA[s] if k not in merged[s]]
     if missing:
         raise RulesError(

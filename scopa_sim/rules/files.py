@@ -18,7 +18,6 @@ from pathlib import Path
 
 from scopa_sim.rules.definition import (
     BASE,
-    LATER_KEYS,
     SCHEMA,
     defaults_definition,
     definition_of,
@@ -172,15 +171,8 @@ def base_definition(text: str) -> dict | None:
 
 
 def variant_of_definition(definition: Mapping, options: Mapping | None = None) -> Variant:
-    """Rules from a definition recorded in a manifest, with the run's options. A definition
-    recorded before a key was added (``definition.LATER_KEYS``) plays that key's default, which
-    is what the engine then did."""
-    later = {
-        section: {name: value for name, value in keys.items() if (section, name) in LATER_KEYS}
-        for section, keys in defaults_definition().items()
-    }
-    rules = from_definition(definition, "the run's recorded variant", later)
-    return with_options(rules, options or {})
+    """Rules from a definition recorded in a manifest, with the run's options."""
+    return with_options(from_definition(definition, "the run's recorded variant"), options or {})
 
 
 def variant_of_config(config: Mapping) -> Variant:

@@ -119,6 +119,10 @@ A_MATTA = Condition(lambda rules: rules.matta is not None, "a matta (deal.matta,
 THREE_CARD_HANDS = Condition(
     lambda rules: all(size == 3 for size in rules.hands), "hands of 3 cards (deal.hands)"
 )
+A_DECLARATION = Condition(
+    lambda rules: rules.low_hand > 0 or rules.triple_points > 0,
+    "a declaration to make (declarations.low_hand or declarations.triple_points)",
+)
 DECLARING = Condition(lambda rules: rules.declarations, "declarations.declarations = true")
 ACE_TAKES_ALL = Condition(
     lambda rules: rules.capture is Capture.ACE_TAKES_ALL, "capture.rule = 'ace-takes-all'"
@@ -268,10 +272,10 @@ KEYS: tuple[RuleKey, ...] = (
     RuleKey(
         "declarations", "declarations", bool, False,
         "a dealt hand of 3 cards declares a low hand or three of a kind", option=True,
-        needs=(THREE_CARD_HANDS,),
+        needs=(THREE_CARD_HANDS, A_DECLARATION),
     ),
     RuleKey(
-        "declarations", "low_hand", int, 9,
+        "declarations", "low_hand", int, 0,
         "a hand whose values add up to at most this declares low (0: none)", low=0, high=30,
     ),
     RuleKey(
@@ -279,7 +283,7 @@ KEYS: tuple[RuleKey, ...] = (
         option=True, low=0, high=100, needs=(DECLARING,),
     ),
     RuleKey(
-        "declarations", "triple_points", int, 10,
+        "declarations", "triple_points", int, 0,
         "points of a three-of-a-kind declaration (0: none)", option=True, low=0, high=100,
         needs=(DECLARING,),
     ),
