@@ -270,7 +270,7 @@ def play_deal(
         scope[dealer_side] += opening
         if wins_now(dealer_side):
             unplayed = set(pack[position:])  # no hand dealt yet
-            return _stopped(captured, scope, moves, opening, dealer_side, unplayed)
+            return _stopped(captured, scope, moves, opening, dealer_side, unplayed, tallies)
 
     for round_, hand_size in enumerate(variant.hands):
         hands = []
@@ -319,7 +319,7 @@ def play_deal(
                 if scopa and wins_now(side):
                     # §6 scopa_wins_immediately: the deal stops; only its scope count.
                     unplayed = set().union(*hands) | table | set(pack[position:])
-                    return _stopped(captured, scope, moves, opening, side, unplayed)
+                    return _stopped(captured, scope, moves, opening, side, unplayed, tallies)
 
     leftovers: set[int] = set()
     if last_capturer is None:
@@ -338,15 +338,17 @@ def play_deal(
     )
 
 
-def _stopped(captured, scope, moves, opening, side, unplayed) -> DealResult:
+def _stopped(captured, scope, moves, opening, side, unplayed, tallies) -> DealResult:
     """A deal stopped by a winning scopa: the cards not captured (the table, the hands and the
-    cards not dealt yet) go to nobody, and the deal scores its scope alone (docs/rules.md §6)."""
+    cards not dealt yet) go to nobody, and the deal scores its scope alone (docs/rules.md §6).
+    (No tallies are counted then: the rules refuse opening_fifteen and declarations with
+    scopa_wins_immediately.)"""
     points = [dict.fromkeys(CATEGORIES, 0) for _ in captured]
     for s, count in enumerate(scope):
         points[s]["scope"] = count
     return DealResult(
         throw_in=False, moves=moves, captured=captured, leftovers=set(unplayed), scope=scope,
-        points=points, opening=opening, stopped_by=side,
+        points=points, opening=opening, tallies=tallies, stopped_by=side,
     )  # fmt: skip
 
 
