@@ -124,7 +124,7 @@ def outcomes_frame(
         pl.lit(variant).alias("variant"),
         side_names.gather(frame["side"].cast(pl.Int64)).alias("strategy"),
     )
-    columns = schema_of(outcomes.columns)
+    columns = schema_of(tuple(name[3:] for name in frame.columns if name.startswith("pt_")))
     return frame.select([pl.col(name).cast(dtype) for name, dtype in columns.items()])
 
 
