@@ -206,12 +206,14 @@ def from_definition(data: Mapping, source: str, base: Mapping | None = None) -> 
     merged = {section: dict((base or {}).get(section, {})) for section in SCHEMA}
     for section in SCHEMA:
         merged[section].update(data.get(section, {}))
-    raw_items = [
-        *(base or {}).get("scoring", {}).get(ITEMS, []),
-        *data.get("scoring", {}).get(ITEMS, []),
-    ]
+    own = data.get("scoring", {}).get(ITEMS, [])
+    if not isinstance(own, list):
+        raise RulesError(
+            f"{_where(source, 'scoring', ITEMS)} is a list of tables: write each entry under "
+            "[[scoring.items]]"
+        )
+    raw_items = [*(base or {}).get("scoring", {}).get(ITEMS, []), *own]
     merged["scoring"].pop(ITEMS, None)
-    own_items = len(data.get("scoring", {}).get(ITEMS, []))
     missing = [f"{s}.{k}" for s in SCHEMA for k in SCHEMA[s] if k not in merged[s]]
     if missing:
         raise RulesError(
@@ -241,7 +243,7 @@ def from_definition(data: Mapping, source: str, base: Mapping | None = None) -> 
         if fields[field] == pack.card(*usual):
             fields[field] = None
     _check_rules(SimpleNamespace(**fields), given, source)  # before Variant's own deal check
-    fields["items"] = _items(Variant(name, **fields), raw_items, own_items, source)
+    fields["items"] = _items(Variant(name, **fields), raw_items, len(own), source)
     rules = Variant(name, **fields)
     accepted = accepted_options(rules)
     return Variant(
@@ -254,8 +256,6 @@ def _items(rules: Variant, raw: list, own: int, source: str) -> tuple[Item, ...]
     """The ``[[scoring.items]]`` entries of a definition (its base's, then the last ``own`` of
     ``raw``, the file's own), checked, each merged into an earlier entry of its name."""
     where = _where(source, "scoring", ITEMS)
-    if not isinstance(raw, list):
-        raise RulesError(f"{where} is a list of tables: write each entry under [[scoring.items]]")
     first_own = len(raw) - own
     names = [entry.get("name") if isinstance(entry, Mapping) else None for entry in raw]
     known = {item.name: item for item in standard_items(rules)}
