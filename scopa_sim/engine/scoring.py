@@ -17,7 +17,7 @@ from functools import cache
 import numpy as np
 
 from scopa_sim.cards import PRIMIERA_FACE_ZERO, PRIMIERA_STANDARD
-from scopa_sim.jit import ctpop, njit
+from scopa_sim.jit import ctpop, njit, no_wraparound
 from scopa_sim.rules import Item, Variant, point_columns, scoring_table
 from scopa_sim.rules.items import TALLIES
 
@@ -192,21 +192,28 @@ class _KernelRules:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _side_value(kind, c, mask, param, table, ranks, low, rank_masks):
+def _primiera_of(c, tables, i, ranks, low):
+    """The primiera of a side holding ``c`` by item ``i``'s suit table: the best card of each
+    suit, summed; -1 (none) when a suit's entry is -1 (a void suit under ``missing = void``)."""
+    value = np.int64(0)
+    void = False
+    for suit in range(4):
+        best = tables[i, (c >> np.uint64(ranks * suit)) & low]
+        void |= best < 0
+        value += best
+    return np.int64(-1) if void else value
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _side_value(kind, c, mask, param, tables, i, ranks, low, rank_masks):
     """What a side holding ``c`` has of a contested item: a count, 1 or 0 for a threshold met,
     a primiera (-1: none), or the most_sevens key (counts of 7s, 6s ... aces, base 5)."""
     if kind == _COUNT:
         return np.int64(ctpop(c & mask))
     if kind == _AT_LEAST:
         return np.int64(1) if ctpop(c & mask) >= param else np.int64(0)
-    if kind == _PRIMIERA_TABLE:  # best card per suit, summed
-        value = np.int64(0)
-        void = False
-        for suit in range(4):
-            best = table[(c >> np.uint64(ranks * suit)) & low]
-            void |= best < 0
-            value += best
-        return np.int64(-1) if void else value
+    if kind == _PRIMIERA_TABLE:
+        return _primiera_of(c, tables, i, ranks, low)
     value = np.int64(0)
     digit = 1
     for r in range(7):
@@ -216,6 +223,56 @@ def _side_value(kind, c, mask, param, table, ranks, low, rank_masks):
 
 
 @njit(cache=True, nogil=True)
+def _live(stopped, b):
+    """Whether row ``b`` scores more than its scope and tallies (not a deal won by a scopa)."""
+    return stopped.shape[0] == 0 or not stopped[b]
+
+
+@no_wraparound
+@njit(cache=True, nogil=True)
+def _score_held(captured, stopped, mask, pts, col, points):
+    """A named card or set: ``pts`` to each side holding every card of ``mask``."""
+    rows, sides = captured.shape
+    for b in range(rows):
+        if _live(stopped, b):
+            for s in range(sides):
+                points[b, s, col] = pts if captured[b, s] & mask == mask else 0
+
+
+@no_wraparound
+@njit(cache=True, nogil=True)
+def _score_sequence(captured, stopped, shift, low, lengths, pts, col, points):
+    """A sequence: ``pts`` per unit of the length ``lengths`` gives the side's suit pattern."""
+    rows, sides = captured.shape
+    for b in range(rows):
+        if _live(stopped, b):
+            for s in range(sides):
+                points[b, s, col] = pts * lengths[(captured[b, s] >> shift) & low]
+
+
+@no_wraparound
+@njit(cache=True, nogil=True)
+def _score_contested(values, stopped, floor, each, pts, col, points):
+    """A contested item, from each side's ``values[B, S]``: ``pts`` to the side with strictly
+    the most, or under ``each`` to every side tied for it; nobody when the best is below
+    ``floor`` (no primiera, no card counted, no threshold met)."""
+    rows, sides = values.shape
+    for b in range(rows):
+        if not _live(stopped, b):
+            continue
+        best = _BELOW
+        tied = 0
+        for s in range(sides):
+            value = values[b, s]
+            tied = 1 if value > best else tied + (value == best)
+            best = max(best, value)
+        scores = best >= floor and (tied == 1 or each)
+        for s in range(sides):
+            points[b, s, col] = pts if scores and values[b, s] == best else 0
+
+
+@no_wraparound
+@njit(cache=True, nogil=True)
 def _score_rows(
     captured, scope, stopped, tallies, ranks, kinds, masks, params, item_points, each, columns,
     tables, coins_mask, settebello_bit, primiera_item, rank_masks,
@@ -223,63 +280,57 @@ def _score_rows(
 ):  # fmt: skip
     """Score every row of ``captured`` into the ``out_*`` arrays and ``points`` (which starts
     at zero: a column without an item stays 0). ``stopped`` is ``bool[B]`` and ``tallies``
-    ``int16[B, S, 3]``, each empty for none."""
+    ``int16[B, S, 3]``, each empty for none. Item by item over all rows, each kind in a loop
+    of its own."""
     one = np.uint64(1)
     low = (one << np.uint64(ranks)) - one
-    has_stopped = stopped.shape[0] > 0
-    has_tallies = tallies.shape[0] > 0
     rows, sides = captured.shape
-    values = np.empty(sides, np.int64)
+    values = np.empty((rows, sides), np.int64)  # a contested item's value per row and side
     for b in range(rows):
-        live = not (has_stopped and stopped[b])
         for s in range(sides):
             c = captured[b, s]
             out_cards[b, s] = ctpop(c)
             out_coins[b, s] = ctpop(c & coins_mask)
             out_settebello[b, s] = ((c >> settebello_bit) & one) != 0
-            stored = 0
-            if primiera_item >= 0:
-                kind = kinds[primiera_item]
-                if kind == _PRIMIERA_TABLE:
-                    value = _side_value(kind, c, masks[primiera_item], 0,
-                                        tables[primiera_item], ranks, low, rank_masks)  # fmt: skip
-                    stored = max(value, 0)
-                else:  # most_sevens: the side's sevens
-                    stored = ctpop(c & rank_masks[6])
-            out_primiera[b, s] = stored
-        for i in range(kinds.shape[0]):
-            kind, col, pts = kinds[i], columns[i], item_points[i]
-            if kind == _SCOPE:
+            out_primiera[b, s] = 0
+    for i in range(kinds.shape[0]):
+        kind, col, pts, mask = kinds[i], columns[i], item_points[i], masks[i]
+        if kind == _SCOPE:
+            for b in range(rows):
                 for s in range(sides):
                     points[b, s, col] = scope[b, s] * pts
-            elif kind == _TALLY:
-                if has_tallies:
+        elif kind == _TALLY:
+            for b in range(rows if tallies.shape[0] > 0 else 0):
+                for s in range(sides):
+                    points[b, s, col] = tallies[b, s, params[i]] * pts
+        elif kind == _HELD:
+            _score_held(captured, stopped, mask, pts, col, points)
+        elif kind == _SEQUENCE:
+            _score_sequence(captured, stopped, np.uint64(params[i]), low, tables[i], pts, col,
+                            points)  # fmt: skip
+        else:
+            if kind == _COUNT:
+                for b in range(rows):
                     for s in range(sides):
-                        points[b, s, col] = tallies[b, s, params[i]] * pts
-            elif not live:  # a stopped deal scores its scope and tallies alone
-                continue
-            elif kind == _HELD:
-                mask = masks[i]
-                for s in range(sides):
-                    points[b, s, col] = pts if captured[b, s] & mask == mask else 0
-            elif kind == _SEQUENCE:
-                shift = np.uint64(params[i])
-                for s in range(sides):
-                    points[b, s, col] = pts * tables[i, (captured[b, s] >> shift) & low]
-            else:  # contested: the strict most, or every side tied for it under ``each``
-                best = _BELOW
-                tied = 0
-                for s in range(sides):
-                    value = _side_value(kind, captured[b, s], masks[i], params[i], tables[i],
-                                        ranks, low, rank_masks)  # fmt: skip
-                    values[s] = value
-                    tied = 1 if value > best else tied + (value == best)
-                    best = max(best, value)
-                # Nobody scores a best of none: no primiera (-1), no card counted, no threshold
-                # met (0); a primiera of 0 is one (faces 0, or a missing suit counting 0).
-                scores = best >= (0 if kind == _PRIMIERA_TABLE else 1) and (tied == 1 or each[i])
-                for s in range(sides):
-                    points[b, s, col] = pts if scores and values[s] == best else 0
+                        values[b, s] = ctpop(captured[b, s] & mask)
+            elif kind == _PRIMIERA_TABLE:
+                for b in range(rows):
+                    for s in range(sides):
+                        values[b, s] = _primiera_of(captured[b, s], tables, i, ranks, low)
+            else:
+                for b in range(rows):
+                    for s in range(sides):
+                        values[b, s] = _side_value(kind, captured[b, s], mask, params[i], tables,
+                                                   i, ranks, low, rank_masks)  # fmt: skip
+            if i == primiera_item:  # the stored primiera (most_sevens: the side's sevens)
+                for b in range(rows):
+                    for s in range(sides):
+                        out_primiera[b, s] = (
+                            max(values[b, s], 0) if kind == _PRIMIERA_TABLE
+                            else ctpop(captured[b, s] & rank_masks[6])
+                        )  # fmt: skip
+            floor = 0 if kind == _PRIMIERA_TABLE else 1
+            _score_contested(values, stopped, floor, each[i], pts, col, points)
 
 
 def score(
