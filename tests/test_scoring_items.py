@@ -407,3 +407,18 @@ def test_a_bad_item_gets_one_line_naming_the_key(capsys, tmp_path, case):
     assert not (tmp_path / "run").exists()  # nothing written
     with pytest.raises(RulesError):
         load_variant_file(Path(path))
+
+
+def test_an_entry_changing_an_item_an_option_turns_off_scores_nothing(tmp_path):
+    """A file worth 2 for the re bello, played with --option re_bello=false: no re bello item."""
+    path = tmp_path / "rebello.toml"
+    path.write_text(
+        'name = "rebello"\nextends = "classic"\n[scoring]\nre_bello = true\n\n'
+        '[[scoring.items]]\nname = "re_bello"\npoints = 2\n'
+    )
+    rules = load_variant_file(path)
+    assert [i.points for i in scoring_table(rules) if i.name == "re_bello"] == [2]
+    off = replace(rules, re_bello=False)
+    assert "re_bello" not in [item.name for item in scoring_table(off)]
+    every = set(range(40))
+    assert [p["re_bello"] for p in both(off, [every, set()], [0, 0])] == [0, 0]

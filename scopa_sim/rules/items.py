@@ -145,6 +145,8 @@ def scoring_table(variant) -> tuple[Item, ...]:
     table = {item.name: item for item in standard_items(variant)}
     for entry in getattr(variant, "items", ()):
         old = table.get(entry.name)
+        if old is None and any(getattr(entry, key) is None for key in KINDS[entry.kind][1]):
+            continue  # it changes an item the variant does not have (an option turned it off)
         table[entry.name] = (entry if old is None else replace(old, **entry.given())).resolved()
     return tuple(table.values())
 
