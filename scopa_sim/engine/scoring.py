@@ -205,15 +205,11 @@ def _primiera_of(c, tables, i, ranks, low):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _side_value(kind, c, mask, param, tables, i, ranks, low, rank_masks):
-    """What a side holding ``c`` has of a contested item: a count, 1 or 0 for a threshold met,
-    a primiera (-1: none), or the most_sevens key (counts of 7s, 6s ... aces, base 5)."""
-    if kind == _COUNT:
-        return np.int64(ctpop(c & mask))
+def _side_value(kind, c, mask, param, rank_masks):
+    """What a side holding ``c`` has of an at-least item (1 when it holds ``param`` cards of
+    ``mask``, else 0) or of a most_sevens primiera (its counts of 7s, 6s ... aces, base 5)."""
     if kind == _AT_LEAST:
         return np.int64(1) if ctpop(c & mask) >= param else np.int64(0)
-    if kind == _PRIMIERA_TABLE:
-        return _primiera_of(c, tables, i, ranks, low)
     value = np.int64(0)
     digit = 1
     for r in range(7):
@@ -320,8 +316,9 @@ def _score_rows(
             else:
                 for b in range(rows):
                     for s in range(sides):
-                        values[b, s] = _side_value(kind, captured[b, s], mask, params[i], tables,
-                                                   i, ranks, low, rank_masks)  # fmt: skip
+                        values[b, s] = _side_value(
+                            kind, captured[b, s], mask, params[i], rank_masks
+                        )
             if i == primiera_item:  # the stored primiera (most_sevens: the side's sevens)
                 for b in range(rows):
                     for s in range(sides):
