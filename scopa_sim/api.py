@@ -22,7 +22,7 @@ from scopa_sim.engine import scoring
 from scopa_sim.engine.outcomes import DealOutcomes
 from scopa_sim.engine.reference import Move
 from scopa_sim.players import Player, PlayerError, canonical_spec, player, spec_of
-from scopa_sim.rules import CATEGORIES, RulesError, Variant, variant, variant_of_config
+from scopa_sim.rules import RulesError, Variant, point_columns, variant, variant_of_config
 
 __all__ = [
     "DealRecord",
@@ -271,7 +271,7 @@ def record_deals(rules, players, cards, *, seed, game, deal, offset, scores) -> 
             record=True,
         )  # fmt: skip
     stopped = played.stopped_by >= 0
-    points = scoring.score(rules, played.captured, played.scope, stopped).points
+    points = scoring.score(rules, played.captured, played.scope, stopped, played.tallies).points
     for row, i in enumerate(playing):
         moves, legal = [], []
         for step in played.steps:
@@ -296,7 +296,7 @@ def record_deals(rules, players, cards, *, seed, game, deal, offset, scores) -> 
             SideRecord(
                 side,
                 cards_of(played.captured[row, side]),
-                {c: int(points[row, side, j]) for j, c in enumerate(CATEGORIES)},
+                {c: int(points[row, side, j]) for j, c in enumerate(point_columns(rules))},
             )
             for side in range(rules.n_sides)
         ]

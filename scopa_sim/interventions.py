@@ -292,7 +292,7 @@ def _replay(keyed, packs: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.
         variant, players, packs, offset=offset[rows], scores=before[rows],
         player_key=player_key, game=game[rows], deal=deal[rows],
     )  # fmt: skip
-    sc = scoring.score(variant, out.captured, out.scope, out.stopped_by >= 0)
+    sc = scoring.score(variant, out.captured, out.scope, out.stopped_by >= 0, out.tallies)
     return sc.totals, sc.points[:, :, _PRIMIERA]
 
 

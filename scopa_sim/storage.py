@@ -36,7 +36,10 @@ if TYPE_CHECKING:
     import polars as pl
 
 #: Version of the column layout (SCHEMA). 2: ``first_dealer``, ``pt_sevens`` and ``stopped`` added.
-SCHEMA_VERSION = 2
+#: 3: the point columns are the variant's scoring items: the eight ``pt_*`` of ``CATEGORIES``
+#: as before, then one ``pt_<name>`` per other item of its table (none for the presets of
+#: version 2, whose rows are unchanged); version 2 folders read as they are.
+SCHEMA_VERSION = 3
 
 #: Version of the data a configuration and seed produce. Bump it whenever a rerun of the same
 #: command would write other rows (other columns or meanings, other packs, other random numbers,
@@ -50,8 +53,15 @@ DATA_VERSION = 2
 
 @functools.cache
 def _schema() -> dict[str, pl.DataType]:
-    """``SCHEMA``: column types of a run's Parquet files, in order; docs/schema.md says what each
-    one means."""
+    """``SCHEMA``: column types of a run's Parquet files, in order, for a variant whose points
+    are the eight of ``CATEGORIES``; docs/schema.md says what each one means."""
+    return schema_of(CATEGORIES)
+
+
+@functools.cache
+def schema_of(columns: tuple[str, ...]) -> dict[str, pl.DataType]:
+    """The column types of a run whose variant has the point columns ``columns``
+    (``rules.point_columns``): ``pt_<name>`` for each, in order, where SCHEMA has the eight."""
     import polars as pl
 
     return {
@@ -69,7 +79,7 @@ def _schema() -> dict[str, pl.DataType]:
         "primiera": pl.Int16(),
         "scope": pl.Int8(),
         "captured": pl.UInt64(),
-        **{f"pt_{name}": pl.Int8() for name in CATEGORIES},
+        **{f"pt_{name}": pl.Int8() for name in columns},
         "points": pl.Int8(),
         "score": pl.Int16(),
         "final": pl.Boolean(),
@@ -114,7 +124,8 @@ def outcomes_frame(
         pl.lit(variant).alias("variant"),
         side_names.gather(frame["side"].cast(pl.Int64)).alias("strategy"),
     )
-    return frame.select([pl.col(name).cast(dtype) for name, dtype in _schema().items()])
+    columns = schema_of(tuple(name[3:] for name in frame.columns if name.startswith("pt_")))
+    return frame.select([pl.col(name).cast(dtype) for name, dtype in columns.items()])
 
 
 def versions() -> dict[str, int]:

@@ -39,7 +39,7 @@ from scopa_sim.cards import cards_of, mask_of
 from scopa_sim.engine import batch as engine
 from scopa_sim.engine import reference, scoring
 from scopa_sim.players import player
-from scopa_sim.rules import CATEGORIES, PRESETS, variant
+from scopa_sim.rules import CATEGORIES, PRESETS, point_columns, variant
 
 PRESET_DEALS = 1_000  # a preset with its default rules
 OPTION_DEALS = 500  # a preset with options
@@ -130,14 +130,14 @@ def _scores_before(rules, game: np.ndarray) -> np.ndarray:
 class _Expected:
     """The reference's value of every stored column, per row, in the batch's side numbering."""
 
-    def __init__(self, rows: int, sides: int):
+    def __init__(self, rows: int, sides: int, columns: int = len(CATEGORIES)):
         self.captured = np.zeros((rows, sides), np.uint64)
         self.cards = np.zeros((rows, sides), np.int64)
         self.coins = np.zeros((rows, sides), np.int64)
         self.settebello = np.zeros((rows, sides), bool)
         self.primiera = np.zeros((rows, sides), np.int64)
         self.scope = np.zeros((rows, sides), np.int64)
-        self.points = np.zeros((rows, sides, len(CATEGORIES)), np.int64)
+        self.points = np.zeros((rows, sides, columns), np.int64)
         self.leftovers = np.zeros(rows, np.uint64)
         self.opening = np.zeros(rows, np.int64)
         self.tallies = np.zeros((rows, sides, 3), np.int64)
@@ -160,7 +160,7 @@ def _replay_chunk(rules, packs, scores, out) -> _Expected:
     scopas = [step.scopa.tolist() for step in steps]
     seat_side = out.seat_side.tolist()
     score_rows = scores.tolist()
-    expected = _Expected(len(packs), n_sides)
+    expected = _Expected(len(packs), n_sides, len(point_columns(rules)))
     sets: dict[int, frozenset[int]] = {0: frozenset()}  # capture mask -> the set of its cards
 
     def as_set(mask: int) -> frozenset[int]:
@@ -204,7 +204,7 @@ def _replay_chunk(rules, packs, scores, out) -> _Expected:
             expected.settebello[row, side] = rules.settebello in got
             expected.primiera[row, side] = reference.stored_primiera(rules, got)
             expected.scope[row, side] = ref.scope[r]
-            expected.points[row, side] = [ref.points[r][c] for c in CATEGORIES]
+            expected.points[row, side] = [ref.points[r][c] for c in point_columns(rules)]
         expected.leftovers[row] = mask_of(ref.leftovers)
         expected.opening[row] = ref.opening
         for r in range(n_sides):
@@ -253,7 +253,7 @@ def test_engines_agree_deal_by_deal(config, part):
 
         # The recorded batch, scored as the engine stores it.
         is_stopped = out.stopped_by >= 0
-        scored = scoring.score(rules, out.captured, out.scope, is_stopped)
+        scored = scoring.score(rules, out.captured, out.scope, is_stopped, tallies=out.tallies)
         everything = np.arange(CHUNK)
         np.testing.assert_array_equal(out.captured, expected.captured, err_msg="captured")
         np.testing.assert_array_equal(out.scope, expected.scope, err_msg="scope")

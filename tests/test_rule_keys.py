@@ -25,8 +25,11 @@ from scopa_sim.rules.presets import preset_text
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: Variant fields that are not rule keys: its name, and what a variant carries besides its rules.
-NOT_KEYS = {"name", "allowed_options", "re_bello_card", "summary", "option_defaults", "source"}
+#: Variant fields that are not rule keys: its name, and what a variant carries besides its rules
+#: (``items``: a file's [[scoring.items]] entries, read by rules/items.py).
+NOT_KEYS = {
+    "name", "allowed_options", "re_bello_card", "summary", "option_defaults", "source", "items",
+}  # fmt: skip
 
 
 def test_every_key_is_a_variant_field_with_the_tables_default():

@@ -368,7 +368,7 @@ def test_refuses_a_folder_of_another_data_version(capsys, tmp_path):
     meta = manifest(out)
     assert meta["data_version"] == storage.DATA_VERSION == 2
     assert meta["pack_stream"] == seeding.PACK_STREAM_VERSION == 2
-    assert meta["schema_version"] == storage.SCHEMA_VERSION == 2
+    assert meta["schema_version"] == storage.SCHEMA_VERSION == 3
     (out / "chunk-000001.parquet").unlink()  # an incomplete run: a rerun would complete it
     here = f"this is {storage.DATA_VERSION}, {seeding.PACK_STREAM_VERSION}"
     cases = [

@@ -35,7 +35,7 @@ from scopa_sim.engine.deals import (  # the shared data and helpers, re-exported
     check_players,
 )
 from scopa_sim.engine.outcomes import DealOutcomes
-from scopa_sim.rules import CATEGORIES, Variant
+from scopa_sim.rules import Variant, point_columns
 
 __all__ = [
     "DealBatch", "DealState", "Step", "batch_player", "check_players", "deal_packs",
@@ -291,11 +291,13 @@ def play_games(
         score = (score + points.totals).astype(np.int16)
         final = winner >= 0
         parts.append(
-            _deal_outcomes(batch, points, game, deal, first % sides, redeals, score, final, winner)
+            _deal_outcomes(
+                variant, batch, points, game, deal, first % sides, redeals, score, final, winner
+            )
         )
         keep = ~final
         game, deal, first, score = game[keep], deal[keep] + 1, first[keep], score[keep]
-    return DealOutcomes.concat(parts).sorted() if parts else _empty(sides)
+    return DealOutcomes.concat(parts).sorted() if parts else _empty(variant)
 
 
 def play_deals(
@@ -334,12 +336,13 @@ def play_deals(
         )
         final = np.zeros(len(game), bool)
         winner = np.full(len(game), -1, np.int8)
+        totals = points.totals
         parts.append(
             _deal_outcomes(
-                batch, points, game, deal, first % sides, redeals, points.totals, final, winner
+                variant, batch, points, game, deal, first % sides, redeals, totals, final, winner
             )
         )
-    return DealOutcomes.concat(parts) if parts else _empty(sides)
+    return DealOutcomes.concat(parts) if parts else _empty(variant)
 
 
 def game_winners(variant: Variant, before: np.ndarray, points, batch: DealBatch) -> np.ndarray:
@@ -365,7 +368,7 @@ def game_winners(variant: Variant, before: np.ndarray, points, batch: DealBatch)
 
 
 def _deal_outcomes(
-    batch, points, game, deal, first_side, redeals, score, final, winner
+    variant, batch, points, game, deal, first_side, redeals, score, final, winner
 ) -> DealOutcomes:
     return DealOutcomes(
         game=game.astype(np.int64),
@@ -384,10 +387,13 @@ def _deal_outcomes(
         score=score.astype(np.int16),
         final=final,
         winner=winner.astype(np.int8),
+        columns=point_columns(variant),
     )
 
 
-def _empty(sides: int) -> DealOutcomes:
+def _empty(variant: Variant) -> DealOutcomes:
+    sides, columns = variant.n_sides, point_columns(variant)
+
     def z(dtype, *shape):
         return np.zeros((0, *shape), dtype)
 
@@ -396,6 +402,6 @@ def _empty(sides: int) -> DealOutcomes:
         first_dealer_side=z(np.int8), stopped=z(bool), captured=z(np.uint64, sides),
         cards=z(np.int8, sides), coins=z(np.int8, sides), settebello=z(bool, sides),
         primiera=z(np.int16, sides), scope=z(np.int16, sides),
-        points=z(np.int16, sides, len(CATEGORIES)), score=z(np.int16, sides), final=z(bool),
-        winner=z(np.int8),
+        points=z(np.int16, sides, len(columns)), score=z(np.int16, sides), final=z(bool),
+        winner=z(np.int8), columns=columns,
     )  # fmt: skip

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -28,10 +28,13 @@ class DealOutcomes:
     settebello: np.ndarray  # bool[D, S]
     primiera: np.ndarray  # int16[D, S]
     scope: np.ndarray  # int16[D, S]
-    points: np.ndarray  # int16[D, S, C]: per category, CATEGORIES order
+    points: np.ndarray  # int16[D, S, C]: per point column, in ``columns`` order
     score: np.ndarray  # int16[D, S]: game score after the deal
     final: np.ndarray  # bool[D]: last deal of its game
     winner: np.ndarray  # int8[D]: side that won the game on this deal, else -1
+    #: The names of the point columns (``rules.point_columns``): CATEGORIES, then the
+    #: variant's other items. Not an array: ``take`` and ``concat`` carry it over.
+    columns: tuple[str, ...] = field(default=CATEGORIES)
 
     def __len__(self) -> int:
         return len(self.game)
@@ -46,15 +49,13 @@ class DealOutcomes:
         return point_totals(self.points)
 
     def take(self, index) -> DealOutcomes:
-        return DealOutcomes(**{f.name: getattr(self, f.name)[index] for f in fields(self)})
+        return replace(self, **{name: getattr(self, name)[index] for name in _ARRAYS})
 
     @staticmethod
     def concat(parts: list[DealOutcomes]) -> DealOutcomes:
-        return DealOutcomes(
-            **{
-                f.name: np.concatenate([getattr(p, f.name) for p in parts])
-                for f in fields(DealOutcomes)
-            }
+        return replace(
+            parts[0],
+            **{name: np.concatenate([getattr(p, name) for p in parts]) for name in _ARRAYS},
         )
 
     def sorted(self) -> DealOutcomes:
@@ -62,7 +63,7 @@ class DealOutcomes:
         return self.take(np.lexsort((self.deal, self.game)))
 
     def to_frame(self) -> pl.DataFrame:
-        """One row per side per deal, with one column per point category (``pt_*``)."""
+        """One row per side per deal, with one column per point column (``pt_*``)."""
         import polars as pl  # not before it is needed (storage.py says why)
 
         d, s = len(self), self.n_sides
@@ -84,7 +85,7 @@ class DealOutcomes:
             "scope": self.scope.ravel().astype(np.int8),
             "captured": self.captured.ravel(),
         }
-        for i, name in enumerate(CATEGORIES):
+        for i, name in enumerate(self.columns):
             columns[f"pt_{name}"] = self.points[:, :, i].ravel().astype(np.int8)
         columns["points"] = self.totals.ravel().astype(np.int8)
         columns["score"] = self.score.ravel()
@@ -98,3 +99,7 @@ class DealOutcomes:
         """:meth:`to_frame` as a pandas DataFrame (through pyarrow), for users who live in
         pandas; the same columns, in the same order, with the matching numpy dtypes."""
         return self.to_frame().to_pandas()
+
+
+#: The fields of :class:`DealOutcomes` that hold one entry per deal.
+_ARRAYS = tuple(f.name for f in fields(DealOutcomes) if f.name != "columns")

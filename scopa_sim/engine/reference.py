@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from scopa_sim.cards import PRIMIERA_FACE_ZERO, PRIMIERA_STANDARD, mask_of
-from scopa_sim.rules import CATEGORIES, Capture, MissingSuit, Napola, PrimieraRule, Variant
+from scopa_sim.rules import Capture, Item, MissingSuit, Napola, PrimieraRule, Variant
+from scopa_sim.rules.items import TALLIES, point_columns, scoring_table
 from scopa_sim.rules.keys import DeclareRounds, MattaOpening, applies
 
 #: An action: the card played and the table cards it captures (empty: the card is laid).
@@ -270,7 +271,7 @@ def play_deal(
         scope[dealer_side] += opening
         if wins_now(dealer_side):
             unplayed = set(pack[position:])  # no hand dealt yet
-            return _stopped(captured, scope, moves, opening, dealer_side, unplayed, tallies)
+            return _stopped(variant, captured, scope, moves, opening, dealer_side, unplayed, tallies)
 
     for round_, hand_size in enumerate(variant.hands):
         hands = []
@@ -319,7 +320,7 @@ def play_deal(
                 if scopa and wins_now(side):
                     # §6 scopa_wins_immediately: the deal stops; only its scope count.
                     unplayed = set().union(*hands) | table | set(pack[position:])
-                    return _stopped(captured, scope, moves, opening, side, unplayed, tallies)
+                    return _stopped(variant, captured, scope, moves, opening, side, unplayed, tallies)
 
     leftovers: set[int] = set()
     if last_capturer is None:
@@ -332,20 +333,16 @@ def play_deal(
         captured=captured,
         leftovers=leftovers,
         scope=scope,
-        points=score_deal(variant, captured, scope),
+        points=score_deal(variant, captured, scope, tallies),
         opening=opening,
         tallies=tallies,
     )
 
 
-def _stopped(captured, scope, moves, opening, side, unplayed, tallies) -> DealResult:
+def _stopped(variant, captured, scope, moves, opening, side, unplayed, tallies) -> DealResult:
     """A deal stopped by a winning scopa: the cards not captured (the table, the hands and the
-    cards not dealt yet) go to nobody, and the deal scores its scope alone (docs/rules.md §6).
-    (No tallies are counted then: the rules refuse opening_fifteen and declarations with
-    scopa_wins_immediately.)"""
-    points = [dict.fromkeys(CATEGORIES, 0) for _ in captured]
-    for s, count in enumerate(scope):
-        points[s]["scope"] = count
+    cards not dealt yet) go to nobody, and the deal scores its scope alone (docs/rules.md §6)."""
+    points = score_deal(variant, captured, scope, tallies, stopped=True)
     return DealResult(
         throw_in=False, moves=moves, captured=captured, leftovers=set(unplayed), scope=scope,
         points=points, opening=opening, tallies=tallies, stopped_by=side,
@@ -364,18 +361,38 @@ def strict_winner(values: Sequence) -> int | None:
     return winners[0] if len(winners) == 1 else None
 
 
-def primiera_value(variant: Variant, cards: set[int]) -> int | None:
-    """The side's primiera (best card of each suit, summed); None when it has none."""
-    table = PRIMIERA_FACE_ZERO if variant.primiera is PrimieraRule.FACE_ZERO else PRIMIERA_STANDARD
-    values: list[list[int]] = [[], [], [], []]  # per suit, the primiera value of each card
+def _scale(variant: Variant) -> tuple[str | tuple[int, ...], str]:
+    """The primiera scale and missing-suit rule of the variant's primiera item (its keys' when
+    it has none)."""
+    for item in scoring_table(variant):
+        if item.name == "primiera" and item.kind == "primiera":
+            return item.scale, item.missing
+    rule = variant.primiera or PrimieraRule.STANDARD
+    return rule.value, variant.primiera_missing_suit.value
+
+
+def scaled_primiera(pack, scale, missing: str, cards: set[int]) -> int | None:
+    """Best card of each suit by ``scale`` (a scale's name or a value per rank), summed; None
+    when a suit is void under ``missing = void``. ``most_sevens`` sums the standard values."""
+    if isinstance(scale, str):
+        values = PRIMIERA_FACE_ZERO if scale == PrimieraRule.FACE_ZERO else PRIMIERA_STANDARD
+    else:
+        values = (0, *scale)
+    best: list[list[int]] = [[], [], [], []]  # per suit, the value of each card held
     for c in cards:
-        values[variant.pack.suit(c)].append(table[variant.pack.rank(c)])
+        best[pack.suit(c)].append(values[pack.rank(c)])
     total = 0
     for suit in range(4):
-        if not values[suit] and variant.primiera_missing_suit is MissingSuit.VOID:
+        if not best[suit] and missing == MissingSuit.VOID:
             return None
-        total += max(values[suit], default=0)
+        total += max(best[suit], default=0)
     return total
+
+
+def primiera_value(variant: Variant, cards: set[int]) -> int | None:
+    """The side's primiera (best card of each suit, summed); None when it has none."""
+    scale, missing = _scale(variant)
+    return scaled_primiera(variant.pack, scale, missing, cards)
 
 
 def sevens_key(variant: Variant, cards: set[int]) -> tuple[int, ...]:
@@ -388,54 +405,102 @@ def stored_primiera(variant: Variant, cards: set[int]) -> int:
     """The ``primiera`` column of the data (docs/schema.md) for a side holding ``cards``: its
     primiera value, 0 when it has none (a void suit) or the variant has no primiera, and under
     ``primiera=most_sevens`` its number of sevens."""
-    if variant.primiera is None:
+    if not any(i.name == "primiera" and i.kind == "primiera" for i in scoring_table(variant)):
         return 0
-    if variant.primiera is PrimieraRule.MOST_SEVENS:
+    scale, _ = _scale(variant)
+    if scale == PrimieraRule.MOST_SEVENS:
         return sum(variant.pack.rank(c) == 7 for c in cards)
     value = primiera_value(variant, cards)
     return 0 if value is None else value
 
 
-def napola_points(variant: Variant, cards: set[int]) -> int:
-    coins = {variant.pack.rank(c) for c in cards if variant.pack.suit(c) == 0}
-    if variant.napola is Napola.OFF or not {1, 2, 3} <= coins:
+def sequence_length(pack, item: Item, cards: set[int]) -> int:
+    """The length a sequence item scores for ``cards``: 0 unless its suit's first ``count``
+    ranks from the ace are held; then the unbroken run (``extend = run``) or every card of the
+    suit held (``all``), at most ``cap``."""
+    held = {pack.rank(c) for c in cards if pack.suit(c) == item.suit}
+    if not set(range(1, item.count + 1)) <= held:
         return 0
-    if variant.napola is Napola.TRENTINO:
-        return len(coins)  # 3 for the ace-2-3, 1 for every other coin
-    run = 3
-    while run + 1 in coins:
-        run += 1
-    return run
+    length = item.count
+    if item.extend == "all":
+        length = len(held)
+    else:
+        while length + 1 in held:
+            length += 1
+    return min(length, item.cap) if item.cap else length
+
+
+def napola_points(variant: Variant, cards: set[int]) -> int:
+    """The napola of ``cards``: 3 for the ace-2-3 of coins, plus the run beyond (``sequence``)
+    or every other coin (``trentino``)."""
+    if variant.napola is Napola.OFF:
+        return 0
+    extend = "all" if variant.napola is Napola.TRENTINO else "run"
+    napola = Item("napola", "sequence", suit=0, count=3, extend=extend).resolved()
+    return sequence_length(variant.pack, napola, cards)
+
+
+def contested_value(pack, item: Item, cards: set[int]):
+    """What a side holding ``cards`` has of a contested item, or None when it has nothing of
+    it (no card counted, no primiera, the threshold not met): a count, a primiera value, or
+    the most_sevens key."""
+    if item.kind == "primiera":
+        if item.scale == PrimieraRule.MOST_SEVENS:
+            key = tuple(sum(pack.rank(c) == r for c in cards) for r in range(7, 0, -1))
+            return key if any(key) else None
+        return scaled_primiera(pack, item.scale, item.missing, cards)
+    counted = [
+        c for c in cards
+        if (item.suit is None or pack.suit(c) == item.suit)
+        and (item.rank is None or pack.rank(c) == item.rank)
+    ]  # fmt: skip
+    if item.kind == "at-least":
+        return 1 if len(counted) >= item.count else None
+    return len(counted) or None
+
+
+def contest_winners(values: Sequence, tie: str) -> list[int]:
+    """The sides that score a contested item: the one with strictly the most, or under
+    ``tie = each`` every side tied for the most; nobody when no side has anything of it."""
+    held = [v for v in values if v is not None]
+    if not held:
+        return []
+    best = max(held)
+    tied = [side for side, v in enumerate(values) if v == best]
+    return tied if len(tied) == 1 or tie == "each" else []
 
 
 def score_deal(
-    variant: Variant, captured: list[set[int]], scope: list[int]
+    variant: Variant,
+    captured: list[set[int]],
+    scope: list[int],
+    tallies: Sequence[Sequence[int]] | None = None,
+    stopped: bool = False,
 ) -> list[dict[str, int]]:
-    """Points per side and category (§5). A category tied for the most scores nothing."""
+    """Points per side and column (§5), item by item of the variant's scoring table.
+
+    ``tallies`` are each side's deal-level counts in ``TALLIES`` order (None: zeros). A
+    ``stopped`` deal (won outright by a scopa, §6) scores its scope and tallies alone."""
     pack = variant.pack
-    points = [dict.fromkeys(CATEGORIES, 0) for _ in captured]
-
-    def award(category: str, winner: int | None) -> None:
-        if winner is not None:
-            points[winner][category] = 1
-
-    award("cards", strict_winner([len(c) for c in captured]))
-    award("coins", strict_winner([sum(pack.suit(x) == 0 for x in c) for c in captured]))
-    for side, cards in enumerate(captured):
-        points[side]["settebello"] = int(variant.settebello in cards)
-        points[side]["scope"] = scope[side]
-        points[side]["re_bello"] = int(variant.re_bello and variant.king_of_coins in cards)
-        points[side]["napola"] = napola_points(variant, cards)
-
-    if variant.most_sevens:  # the 52-card game's own point: most sevens, a tie scores nothing
-        award("sevens", strict_winner([sum(pack.rank(x) == 7 for x in c) for c in captured]))
-    if variant.primiera is PrimieraRule.MOST_SEVENS:
-        award("primiera", strict_winner([sevens_key(variant, c) for c in captured]))
-    elif variant.primiera is not None:
-        values = [primiera_value(variant, c) for c in captured]
-        having = [side for side, v in enumerate(values) if v is not None]
-        best = strict_winner([values[side] for side in having])
-        award("primiera", None if best is None else having[best])
+    points = [dict.fromkeys(point_columns(variant), 0) for _ in captured]
+    for item in scoring_table(variant):
+        if item.kind == "scope":
+            per_side = scope
+        elif item.kind in TALLIES:
+            k = TALLIES.index(item.kind)
+            per_side = [0] * len(captured) if tallies is None else [t[k] for t in tallies]
+        elif stopped:
+            continue
+        elif item.kind in ("card", "set"):
+            per_side = [int(set(item.cards) <= cards) for cards in captured]
+        elif item.kind == "sequence":
+            per_side = [sequence_length(pack, item, cards) for cards in captured]
+        else:
+            values = [contested_value(pack, item, cards) for cards in captured]
+            winners = contest_winners(values, item.tie)
+            per_side = [int(side in winners) for side in range(len(captured))]
+        for side, units in enumerate(per_side):
+            points[side][item.name] = units * item.points
     return points
 
 

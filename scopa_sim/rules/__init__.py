@@ -14,6 +14,7 @@ from scopa_sim.rules.files import (
     variant,
     variant_of_config,
 )
+from scopa_sim.rules.items import Item, point_columns, scoring_table
 from scopa_sim.rules.keys import (
     KEYS,
     Capture,
@@ -40,6 +41,7 @@ __all__ = [
     "Capture",
     "DeclareRounds",
     "FirstDealer",
+    "Item",
     "MattaOpening",
     "MissingSuit",
     "Napola",
@@ -52,7 +54,9 @@ __all__ = [
     "load_variant_file",
     "parse_assignments",
     "parse_variant",
+    "point_columns",
     "resolve_variant",
+    "scoring_table",
     "variant",
     "variant_of_config",
 ]

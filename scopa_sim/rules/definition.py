@@ -11,10 +11,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from enum import StrEnum
 from types import SimpleNamespace
 
 from scopa_sim.cards import ITALIAN_40, Pack
+from scopa_sim.rules.items import (
+    Item,
+    check_table,
+    entry_of,
+    item_from_entry,
+    scoring_table,
+    standard_items,
+)
 from scopa_sim.rules.keys import (
     CARD,
     HANDS,
@@ -65,10 +74,9 @@ LATER_KEYS = frozenset(
 #: Top-level keys besides the sections.
 TOP_KEYS = ("name", "summary", "extends")
 
-_FIXED_SCORING = (
-    "the engine scores most cards, most of the first suit (coins, hearts), the settebello card, "
-    "primiera, most sevens, scope, the re bello card and the napola, 1 point each (the napola 3 "
-    "or more); other items and other points are not supported"
+_ITEMS_HINT = (
+    "points are given per item of the scoring table: write a [[scoring.items]] entry, e.g. "
+    'name = "settebello" and points = 2 (docs/rules.md, "Write your own variant")'
 )
 
 #: Keys a designer may well try, and what the engine does instead: refused with this line.
@@ -77,14 +85,14 @@ UNSUPPORTED = {
     "15 with it (fifteen); another sum is not supported",
     "capture.sums_to": "see capture.sum: another capture sum is not supported",
     "deal.stock": "the engine deals the whole pack and leaves no stock",
-    "scoring.ties": "a tie for the most scores nothing; another tie rule is not supported",
     "game.ties": "at the target, the most points win and a level game plays on; another tie "
     "rule is not supported",
-    "scoring.suit": "the scoring suit is the pack's first (coins, hearts); it cannot be changed",
-    "scoring.points": _FIXED_SCORING,
-    "scoring.bonus": _FIXED_SCORING,
-    "scoring.items": _FIXED_SCORING,
+    "scoring.points": _ITEMS_HINT,
+    "scoring.ties": 'each item of [[scoring.items]] has its tie rule: tie = "nobody" or "each"',
 }
+
+#: The key of ``[scoring]`` that holds the file's scoring items (``[[scoring.items]]``).
+ITEMS = "items"
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
@@ -164,11 +172,11 @@ def _check_keys(data: Mapping, source: str) -> None:
         if not isinstance(value, Mapping):
             raise RulesError(f"{_where(source, '', key)} is a section: write [{key}] above it")
         for name in value:
-            if name in SCHEMA[key]:
+            if name in SCHEMA[key] or (key, name) == ("scoring", ITEMS):
                 continue
             dotted = f"{key}.{name}"
             if dotted in UNSUPPORTED or name.endswith("_points"):
-                reason = UNSUPPORTED.get(dotted, _FIXED_SCORING)
+                reason = UNSUPPORTED.get(dotted, _ITEMS_HINT)
                 raise RulesError(f"{_where(source, key, name)} is not supported: {reason}")
             raise RulesError(
                 f"{_where(source, key, name)}: unknown key; [{key}] takes: {', '.join(SCHEMA[key])}"
@@ -256,6 +264,14 @@ def from_definition(data: Mapping, source: str, base: Mapping | None = None) -> 
         merged[section].update(data.get(section, {}))
     for section, name in LATER_KEYS:
         merged[section].setdefault(name, _file_value(rule_key(name).default))
+    own = data.get("scoring", {}).get(ITEMS, [])
+    if not isinstance(own, list):
+        raise RulesError(
+            f"{_where(source, 'scoring', ITEMS)} is a list of tables: write each entry under "
+            "[[scoring.items]]"
+        )
+    raw_items = [*(base or {}).get("scoring", {}).get(ITEMS, []), *own]
+    merged["scoring"].pop(ITEMS, None)
     missing = [f"{s}.{k}" for s in SCHEMA for k in SCHEMA[s] if k not in merged[s]]
     if missing:
         raise RulesError(
@@ -285,12 +301,39 @@ def from_definition(data: Mapping, source: str, base: Mapping | None = None) -> 
         if fields[field] == pack.card(*usual):
             fields[field] = None
     _check_rules(SimpleNamespace(**fields), given, source)  # before Variant's own deal check
+    fields["items"] = _items(Variant(name, **fields), raw_items, len(own), source)
     rules = Variant(name, **fields)
     accepted = accepted_options(rules)
     return Variant(
         name, **fields, allowed_options=accepted, summary=data.get("summary", ""),
         option_defaults=tuple((k, _plain(getattr(rules, k))) for k in sorted(accepted)),
     )  # fmt: skip
+
+
+def _items(rules: Variant, raw: list, own: int, source: str) -> tuple[Item, ...]:
+    """The ``[[scoring.items]]`` entries of a definition (its base's, then the last ``own`` of
+    ``raw``, the file's own), checked, each merged into an earlier entry of its name."""
+    where = _where(source, "scoring", ITEMS)
+    first_own = len(raw) - own
+    names = [entry.get("name") if isinstance(entry, Mapping) else None for entry in raw]
+    known = {item.name: item for item in standard_items(rules)}
+    entries: dict[str, Item] = {}
+    for i, entry in enumerate(raw):
+        at = f"{where}[{i - first_own}]" if i >= first_own else f"{where} (of the base)"
+        if i >= first_own and names[i] in names[first_own:i]:
+            raise RulesError(
+                f"{at}.name = {names[i]!r}: entry {names.index(names[i], first_own) - first_own} "
+                "has that name already; give each item once"
+            )
+        item = item_from_entry(entry, rules.pack, at, known)
+        old = entries.get(item.name)
+        entries[item.name] = item if old is None else replace(old, **item.given())
+        known[item.name] = replace(known[item.name], **item.given()) if item.name in known else item
+    items = tuple(entries.values())
+    if items:
+        owner = {name: i - first_own for i, name in enumerate(names) if i >= first_own}
+        check_table(scoring_table(replace(rules, items=items)), owner, rules.pack, where)
+    return items
 
 
 def _plain(value):
@@ -328,6 +371,8 @@ def definition_of(rules: Variant) -> dict:
         out["summary"] = rules.summary
     for section, keys in SCHEMA.items():
         out[section] = {name: _key_value(rules, key) for name, key in keys.items()}
+    if rules.items:  # only when there are some: a preset's manifest stays as it was
+        out["scoring"][ITEMS] = [entry_of(item, rules.pack) for item in rules.items]
     return out
 
 
@@ -374,4 +419,7 @@ def to_toml(definition: Mapping, header: str = "") -> str:
         for key, spec in keys.items():
             text = f"{key} = {_toml_value(definition[section][key])}"
             lines.append(f"{text:{width}}  # {comment(spec)}")
+        for entry in definition[section].get(ITEMS, []) if section == "scoring" else []:
+            lines += ["", "[[scoring.items]]"]
+            lines += [f"{key} = {_toml_value(value)}" for key, value in entry.items()]
     return "\n".join(lines) + "\n"

@@ -6,6 +6,7 @@ new preset or option is described as soon as it exists; docs/rules.md explains t
 
 from __future__ import annotations
 
+from scopa_sim.rules.items import CONTESTED, TALLIES, Item, scoring_table
 from scopa_sim.rules.keys import applies
 from scopa_sim.rules.options import OPTIONS
 from scopa_sim.rules.presets import PRESET_HELP
@@ -152,6 +153,8 @@ def describe_variant(rules: Variant) -> str:
         f"  deal:     {deal}",
         f"  capture:  {capture}",
         f"  scoring:  {', '.join(scoring)}; {ties}",
+        "  points (the scoring table; [[scoring.items]] in a variant file changes it):",
+        *(f"    pt_{item.name}  {item_text(item, pack)}" for item in scoring_table(rules)),
         f"  target:   {rules.target}",
         f"  game end: {'; '.join(end)}",
         "  options (--option KEY=VALUE; default, then allowed values):",
@@ -170,6 +173,30 @@ def describe_variant(rules: Variant) -> str:
         lines.append(f"  not accepted: {', '.join(refused)}")
     lines.append(f"  rules: {RULES_DOC} (§7 for the presets)")
     return "\n".join(lines)
+
+
+def item_text(item: Item, pack) -> str:
+    """One item of the scoring table in words: its points, what earns them, its tie rule."""
+    suit = pack.suit_names[item.suit] if item.suit is not None else ""
+    cards = " ".join(pack.code(card) for card in item.cards)
+    scale = item.scale if isinstance(item.scale, str) else list(item.scale)
+    per = {"scope": "per scopa", **{t: f"per {t} tally" for t in TALLIES}}.get(item.kind)
+    if per:
+        return f"{item.points} {per}"
+    what = {
+        "most-cards": "to the most cards",
+        "most-suit": f"to the most {suit}",
+        "most-rank": f"to the most of rank {item.rank}",
+        "primiera": f"to the best primiera ({scale}; a missing suit: {item.missing})",
+        "at-least": f"to holding at least {item.count} {suit or 'cards'}",
+        "card": f"for the {cards}",
+        "set": f"for {cards} held together",
+        "sequence": f"per card of the {suit} sequence from the ace, at least {item.count} long"
+        + (f", up to {item.cap}" if item.cap else "")
+        + (", then every card of the suit" if item.extend == "all" else ""),
+    }[item.kind]
+    tie = {"nobody": "; a tie scores nothing", "each": "; each side tied scores"}
+    return f"{item.points} {what}{tie[item.tie] if item.kind in CONTESTED else ''}"
 
 
 # --- the tables of docs/rules.md, built from the table of rule keys ------------------------------

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, fields
 from enum import StrEnum
 
 from scopa_sim.cards import Pack
+from scopa_sim.rules.items import CATEGORIES, Item
 from scopa_sim.rules.keys import (
     KEYS,
     Capture,
@@ -26,13 +27,6 @@ __all__ = ["CATEGORIES", "PRESET_DEFAULTS", "RulesError", "Variant"]
 
 #: Each field's default, from the table of rule keys (what a file that extends base starts from).
 _DEFAULT = {key.field: key.default for key in KEYS}
-
-
-#: Point categories in the order they are reported everywhere (columns, logs, replays).
-#: ``sevens`` is the 52-card game's "most sevens" point, apart from primiera.
-CATEGORIES = (
-    "cards", "coins", "settebello", "primiera", "scope", "re_bello", "napola", "sevens",
-)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -92,6 +86,9 @@ class Variant:
     # Shown by ``repr`` only when set, so that a preset's repr (a cache key) stays as it was.
     settebello_card: int | None = field(default=_DEFAULT["settebello_card"], repr=False)
     re_bello_card: int | None = field(default=None, repr=False)
+    #: The file's ``[[scoring.items]]`` entries, merged into the items the keys above describe
+    #: (``rules.items.scoring_table``); shown by ``repr`` only when there are some.
+    items: tuple[Item, ...] = field(default=(), repr=False)
     #: One line for ``scopa-sim variants`` (a preset's or a variant file's ``summary``).
     summary: str = field(default="", repr=False, compare=False)
     #: The options' values as the variant was defined, which :meth:`describe` lists changes
@@ -111,6 +108,7 @@ class Variant:
             if f.repr
             or (f.name.endswith("_card") and getattr(self, f.name) is not None)
             or (f.name in _SHOWN_WHEN_SET and getattr(self, f.name) != f.default)
+            or (f.name == "items" and self.items)
         ]
         return f"{type(self).__qualname__}({', '.join(shown)})"
 

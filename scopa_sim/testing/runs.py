@@ -28,6 +28,10 @@ def first_difference(a, b) -> str | None:
     """Where two DealOutcomes differ first, or None when they are equal."""
     for f in dataclasses.fields(a):
         x, y = getattr(a, f.name), getattr(b, f.name)
+        if not isinstance(x, np.ndarray):  # the names of the point columns
+            if x != y:
+                return f"{f.name} are {x} in one and {y} in the other"
+            continue
         if x.shape != y.shape:
             return f"{f.name} has shape {x.shape} in one and {y.shape} in the other"
         if not np.array_equal(x, y):
