@@ -144,7 +144,8 @@ def test_a_deal_that_does_not_add_up_is_refused():
 
 def test_options_keep_the_preset_and_describe_the_change():
     rules = variant("escoba", forced_capture=True, napola="sequence")
-    assert rules.total == 15 and not (rules.match or rules.sum) and rules.target == 15 and rules.opening_sweep
+    assert rules.total == 15 and not (rules.match or rules.sum)
+    assert rules.target == 15 and rules.opening_sweep
     assert rules.describe() == "escoba:forced_capture=true,napola=sequence"
     assert variant("scopa-52", last_play_scopa=False).describe() == "scopa-52:last_play_scopa=false"
     assert variant("asso-piglia-tutto", ace_sweep_scopa=True).ace_sweep_scopa

@@ -128,10 +128,7 @@ def is_ace_sweep(variant: Variant, card: int, taken) -> bool:
     ace (an ace capturing with an ace on the table takes it, or leaves it there)."""
     rank = variant.pack.rank
     return (
-        variant.ace_sweeps
-        and rank(card) == 1
-        and bool(taken)
-        and all(rank(c) != 1 for c in taken)
+        variant.ace_sweeps and rank(card) == 1 and bool(taken) and all(rank(c) != 1 for c in taken)
     )
 
 

@@ -75,8 +75,9 @@ def _capture_text(rules) -> str:
     if rules.match:
         kinds.append("one table card of the same rank")
     if rules.sum:
-        first = " (unless a table card has its rank)" if rules.match and rules.match_priority else ""
-        kinds.append(f"one set of two or more table cards summing to its value{first}")
+        first = rules.match and rules.match_priority
+        unless = " (unless a table card has its rank)" if first else ""
+        kinds.append(f"one set of two or more table cards summing to its value{unless}")
     if rules.total:
         kinds.append(f"one set of one or more table cards making {rules.total} with it")
     text = ""

@@ -18,12 +18,12 @@ from enum import StrEnum
 from scopa_sim.cards import FRENCH_52, ITALIAN_40, Pack
 
 __all__ = [
-    "KEYS",
-    "PACKS",
-    "SECTIONS",
     "CAPTURE_KINDS",
+    "KEYS",
     "LEGACY_CAPTURE",
     "MAX_TOTAL",
+    "PACKS",
+    "SECTIONS",
     "Capture",
     "Condition",
     "FirstDealer",
@@ -57,12 +57,11 @@ class Capture(StrEnum):
 CAPTURE_KINDS = ("match", "sum", "total", "ace_sweeps", "match_priority")
 
 #: What each value of the older ``capture.rule`` means in the keys of :data:`CAPTURE_KINDS`.
+_MATCH_OR_SUM = dict(match=True, sum=True, total=0, ace_sweeps=False, match_priority=True)
 LEGACY_CAPTURE: dict[Capture, dict[str, object]] = {
-    Capture.MATCH_OR_SUM: dict(match=True, sum=True, total=0, ace_sweeps=False, match_priority=True),
+    Capture.MATCH_OR_SUM: _MATCH_OR_SUM,
     Capture.FIFTEEN: dict(match=False, sum=False, total=15, ace_sweeps=False, match_priority=True),
-    Capture.ACE_TAKES_ALL: dict(
-        match=True, sum=True, total=0, ace_sweeps=True, match_priority=True
-    ),
+    Capture.ACE_TAKES_ALL: {**_MATCH_OR_SUM, "ace_sweeps": True},
 }
 
 #: The largest ``capture.total``: the capture search keeps a stack entry per table card of a
