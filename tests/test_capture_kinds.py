@@ -137,12 +137,21 @@ def test_fewest_cards_applies_among_sums_and_among_totals_apart():
     assert fewest == [t for t in every if t in keep]
 
 
+def test_a_set_two_kinds_capture_is_one_action():
+    """With a total of 10 a 5 takes a 5 by match and by total, and 2 + 3 by sum and by total:
+    each set once (C8: one action per capture)."""
+    rules = replace(CLASSIC, total=10, match_priority=False)
+    assert captures_of(rules, 4, {14, 21, 22}) == [(14,), (21, 22)]  # 5D onto 5C 2S 3S
+
+
 # --- both engines, every combination ----------------------------------------------------------
 
+#: Every combination of kinds, with totals where a set is a capture of two kinds (10 and 20:
+#: a 5, or a king, matches or sums to what makes the total with it) and where none is.
 COMBINATIONS = [
     dict(match=m, sum=s, total=t, ace_sweeps=a, match_priority=p)
     for m, s, t, a, p in itertools.product(
-        (True, False), (True, False), (0, 11, 15, 30), (True, False), (True, False)
+        (True, False), (True, False), (0, 10, 11, 15, 20, 30), (True, False), (True, False)
     )
     if m or s or t or a
 ]
