@@ -72,6 +72,10 @@ class Observation:
     #: bound never ranked with fair players): every seat's hand and the deal's pack.
     hidden_hands: np.ndarray | None = None  # uint64[B, n_players], seats in play order
     hidden_pack: np.ndarray | None = None  # int8[B, cards], canonical order
+    #: Cards shown to the table (cirulla.md C5.3): per seat in play order, the cards of its
+    #: declared hand still in that hand, from its first turn of the hand; 0 when none. None:
+    #: nothing shown (a variant without declarations).
+    shown: np.ndarray | None = None  # uint64[B, n_players]
 
     def __post_init__(self):
         _frozen_arrays(self)
@@ -101,6 +105,7 @@ class Observation:
             part(self.last_capturer),
             part(self.hidden_hands),
             part(self.hidden_pack),
+            part(self.shown),
         )
 
 

@@ -29,6 +29,7 @@ least 19 stopped deals, every escoba item at least 8 escoba openings.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -46,6 +47,14 @@ PARTS = 2  # test items per configuration
 CHUNK = 250  # deals replayed at a time; divides every part
 _OVERRIDE = int(os.environ.get("SCOPA_SIM_AGREEMENT_DEALS", "0") or 0)
 SEED = 2024
+#: A variant file with the deal-level rules of cirulla (opening 15 / 30, the matta,
+#: declarations), until its presets come.
+DEAL_RULES = str(Path(__file__).parent / "variants" / "deal-rules.toml")
+
+_DEAL_OPTIONS = {
+    "matta_opening": "plain", "opening_low": True, "two_aces_fifteen_stands": True,
+    "matta_declarations": False, "low_points": 2, "triple_points": 5, "declare_rounds": "first",
+}  # fmt: skip
 
 CONFIGS = [(name, {}) for name in PRESETS] + [
     ("classic", {"forced_capture": True}),
@@ -82,12 +91,14 @@ CONFIGS = [(name, {}) for name in PRESETS] + [
     ("scopa-52", {"forced_capture": True, "fewest_cards": True}),
     ("scopa-52-3p", {"last_play_scopa": False, "forced_capture": True}),
     ("scopa-52-4p", {"forced_capture": True, "scopa_wins_immediately": False}),
+    (DEAL_RULES, {"declarations": True}),
+    (DEAL_RULES, _DEAL_OPTIONS),
 ]
 
 
 def _id(config):
     name, options = config
-    return name + "".join(f"-{k}={v}" for k, v in options.items())
+    return Path(name).stem + "".join(f"-{k}={v}" for k, v in options.items())
 
 
 CASES = [
@@ -100,7 +111,7 @@ CASES = [
 def test_configs_cover_every_preset_and_option():
     from scopa_sim.rules import OPTIONS
 
-    assert {name for name, _ in CONFIGS} == set(PRESETS)
+    assert {name for name, _ in CONFIGS if name != DEAL_RULES} == set(PRESETS)
     assert set().union(*(options for _, options in CONFIGS)) == set(OPTIONS)
     assert len({_id(c) for c in CONFIGS}) == len(CONFIGS)
 
@@ -131,6 +142,7 @@ class _Expected:
         self.points = np.zeros((rows, sides, len(CATEGORIES)), np.int64)
         self.leftovers = np.zeros(rows, np.uint64)
         self.opening = np.zeros(rows, np.int64)
+        self.tallies = np.zeros((rows, sides, 3), np.int64)
         self.stopped_by = np.full(rows, -1, np.int64)
         self.winner = np.full(rows, -1, np.int64)
 
@@ -197,6 +209,8 @@ def _replay_chunk(rules, packs, scores, out) -> _Expected:
             expected.points[row, side] = [ref.points[r][c] for c in CATEGORIES]
         expected.leftovers[row] = mask_of(ref.leftovers)
         expected.opening[row] = ref.opening
+        for r in range(n_sides):
+            expected.tallies[row, perm[r]] = ref.tallies[r]
         if ref.stopped_by is not None:
             expected.stopped_by[row] = perm[ref.stopped_by]
         winner = reference.winner_after_deal(rules, before, ref)
@@ -251,6 +265,7 @@ def test_engines_agree_deal_by_deal(config, part):
             )
         np.testing.assert_array_equal(out.leftovers, expected.leftovers, err_msg="leftovers")
         np.testing.assert_array_equal(out.opening, expected.opening, err_msg="opening")
+        np.testing.assert_array_equal(out.tallies, expected.tallies, err_msg="tallies")
         np.testing.assert_array_equal(out.stopped_by, expected.stopped_by, err_msg="stopped_by")
         winners = engine.game_winners(rules, scores, scored, out)
         np.testing.assert_array_equal(winners, expected.winner, err_msg="game winner")
@@ -272,7 +287,7 @@ def test_engines_agree_deal_by_deal(config, part):
     assert won > 0
     if rules.scopa_wins_immediately:
         assert stopped > 0
-    if rules.opening_sweep:
+    if rules.opening_sweep or rules.opening_fifteen:
         assert opened > 0
 
 

@@ -100,8 +100,11 @@ def play_batch(
     decision_keys = seeding.deal_keys(player_key, game, deal)
     everyone = np.arange(rows)
 
-    # The opening table (§7 escoba: its escobas to the dealer's side), the first hands dealt.
-    opening = opening_sweeps(variant, packs)
+    # The opening table (§7 escoba: its escobas to the dealer's side; cirulla's 15 / 30), the
+    # first hands dealt; the declared hands, shown at their holder's first turn.
+    opening = deal_rules.opening_takes(variant, packs)
+    kinds, declared = deal_rules.declared_hands(variant, packs)
+    no_shown = np.zeros((rows, n), np.uint64)
     deal_rules.start_deals(
         rules, packs, opening, seat_side,
         (hands, table, captured, scope, last_capturer, stopped_by), scores,
@@ -120,11 +123,15 @@ def play_batch(
         )  # fmt: skip
         legal = LegalActions(*map(_read_only, arrays))
         side = seat_side[live, seat]
+        if variant.declarations:
+            shown = deal_rules.shown_cards(variant, declared[live], hands[:, live], play)
+        else:
+            shown = no_shown[live]
         obs = Observation(
             variant, _read_only(hands[seat][live]), _read_only(table[live]),
             _read_only(captured.T[live]), _read_only(played[live]), _read_only(scores[live]),
             seat, _read_only(side), _read_only(dealer_side[live]), play,
-            _read_only(scope.T[live]), _read_only(last_capturer[live]),
+            _read_only(scope.T[live]), _read_only(last_capturer[live]), shown=_read_only(shown),
         )  # fmt: skip
         if peeking:  # only players that say so see the hidden cards (cheater)
             hidden = (_read_only(hands[:, live].T), _read_only(packs[live]))
@@ -151,7 +158,7 @@ def play_batch(
     leftovers = deal_rules.end_deals(rules, captured, last_capturer, table, stopped_by)
     return DealBatch(
         captured.T.copy(), scope.T.copy(), leftovers, seat_side, opening, stopped_by, steps,
-        state_at,
+        state_at, deal_rules.tallies_of(variant, opening, kinds, seat_side),
     )  # fmt: skip
 
 
@@ -277,7 +284,9 @@ def play_games(
             variant, players, packs, offset=seat_offsets(first, deal, n), scores=score,
             player_key=player_key, game=game, deal=deal,
         )  # fmt: skip
-        points = scoring.score(variant, batch.captured, batch.scope, batch.stopped_by >= 0)
+        points = scoring.score(
+            variant, batch.captured, batch.scope, batch.stopped_by >= 0, tallies=batch.tallies
+        )
         winner = game_winners(variant, score, points, batch)
         score = (score + points.totals).astype(np.int16)
         final = winner >= 0
@@ -320,7 +329,9 @@ def play_deals(
             variant, players, packs, offset=seat_offsets(first, deal, variant.n_players),
             scores=zero, player_key=player_key, game=game, deal=deal,
         )  # fmt: skip
-        points = scoring.score(variant, batch.captured, batch.scope, batch.stopped_by >= 0)
+        points = scoring.score(
+            variant, batch.captured, batch.scope, batch.stopped_by >= 0, tallies=batch.tallies
+        )
         final = np.zeros(len(game), bool)
         winner = np.full(len(game), -1, np.int8)
         parts.append(

@@ -24,18 +24,27 @@ from scopa_sim import seeding
 from scopa_sim.engine.kernels import KernelRules, apply_row
 from scopa_sim.jit import njit
 from scopa_sim.rules import FirstDealer, Variant
-from scopa_sim.rules.keys import applies
+from scopa_sim.rules.keys import DeclareRounds, MattaOpening, applies
 from scopa_sim.rules.schedule import Schedule, schedule
 
 __all__ = [
-    "DealRules", "Schedule", "deal_hands", "deal_packs", "deal_rules", "end_deal", "end_deals",
-    "first_dealers", "hand_of", "is_throw_in", "open_deal", "open_table", "opening_escobas",
-    "opening_sweeps", "outright_winners", "play_row", "play_rows", "schedule", "seat_offsets",
-    "seat_sides", "seat_sides_around", "seat_to_play", "start_deals", "sweep_counts",
-    "throw_in_rows", "throws_in", "wins_outright",
+    "TALLIES", "DealRules", "Schedule", "deal_hands", "deal_packs", "deal_rules", "declaration",
+    "declared_hands", "end_deal", "end_deals", "fifteen_units", "first_dealers", "hand_of",
+    "is_throw_in", "open_deal", "open_table", "opening_escobas", "opening_sweeps",
+    "opening_takes", "opening_units", "outright_winners", "play_row", "play_rows", "schedule",
+    "seat_offsets", "seat_sides", "seat_sides_around", "seat_to_play", "shown_cards",
+    "start_deals", "sweep_counts", "tallies_of", "throw_in_rows", "throws_in", "wins_outright",
 ]  # fmt: skip
 
 _ONE = np.uint64(1)
+
+#: The deal-level counts that score like scope, per side (``scoring.score(..., tallies=)``):
+#: units of the dealer's opening take (15: 1, 30: 2, opening_low: 3), low-hand declarations,
+#: three-of-a-kind declarations.
+TALLIES = ("opening", "low", "triple")
+
+#: What :func:`declaration` returns.
+NO_DECLARATION, LOW, TRIPLE = 0, 1, 2
 
 
 class DealRules(NamedTuple):
@@ -53,15 +62,42 @@ class DealRules(NamedTuple):
     target: int
     ace_mask: np.uint64  # the move's (kernels.KernelRules), for play_row
     ace_no_scopa: bool
+    # §2 the throw-in (cirulla.md C2.2): at least throw_in_count table cards of throw_in_rank.
+    throw_in: bool  # throws_in(variant)
+    throw_in_rank: int
+    throw_in_count: int
+    fifteen_stands: bool  # two_aces_fifteen_stands
+    # The opening table: escoba's escobas (scope), or cirulla's 15 / 30 (C2.3, the opening tally).
+    opening_in_scope: bool  # opening_sweep
+    opening_fifteen: bool
+    opening_low: bool
+    matta: int  # the wild card's id, -1: none
+    matta_wild_opening: bool
+    # Declarations (C5): 0 turns each off.
+    low_hand: int
+    triple: bool
+    matta_declares: bool
+    declaring_rounds: int  # the deal's first rounds that declare (0: declarations off)
 
 
 @functools.cache
 def deal_rules(variant: Variant) -> DealRules:
     plan, move = schedule(variant), KernelRules.of(variant)
+    matta = -1 if variant.matta is None else variant.matta
+    declaring = 0
+    if variant.declarations:
+        first = variant.declare_rounds == DeclareRounds.FIRST
+        declaring = 1 if first else len(variant.hands)
     return DealRules(
         variant.n_players, variant.plays, variant.table_cards, np.uint64(variant.pack.full_mask),
         plan.hand_at, plan.hand_size, variant.last_play_scopa, variant.scopa_wins_immediately,
         variant.target, move.ace_mask, move.ace_no_scopa,
+        throws_in(variant), variant.throw_in_rank, variant.throw_in_count,
+        variant.two_aces_fifteen_stands, variant.opening_sweep, variant.opening_fifteen,
+        variant.opening_low, matta, variant.matta_opening == MattaOpening.WILD,
+        variant.low_hand if variant.declarations else 0,
+        variant.declarations and variant.triple_points > 0,
+        variant.declarations and variant.matta_declarations, declaring,
     )  # fmt: skip
 
 
@@ -112,24 +148,29 @@ def seat_to_play(play, n_seats):
 
 
 def throws_in(variant: Variant) -> bool:
-    """Whether a table of three or four kings is thrown in: the rule is on, and it applies
-    (``rules.keys``: the italian pack's kings, a table of four)."""
+    """Whether a table of ``throw_in_count`` cards of ``throw_in_rank`` (three or four kings;
+    cirulla's two aces) is thrown in: the rule is on, and it applies (``rules.keys``: the
+    italian pack, a table of four)."""
     return variant.throw_in and applies(variant, "throw_in")
 
 
 @njit(cache=True, nogil=True, inline="always")
-def is_throw_in(pack, rank_of, table_cards):
-    """Whether the table (the pack's first ``table_cards`` cards) holds three or four kings."""
-    kings = 0
-    for i in range(table_cards):
-        kings += rank_of[pack[i]] == 10
-    return kings >= 3
+def is_throw_in(pack, rank_of, rules):
+    """Whether the table (the pack's first ``rules.table_cards`` cards) holds at least
+    ``throw_in_count`` cards of ``throw_in_rank`` (the matta is not one unless it has that rank)
+    and, under ``two_aces_fifteen_stands``, makes no 15 or 30 (:func:`fifteen_units`)."""
+    count = 0
+    for i in range(rules.table_cards):
+        count += rank_of[pack[i]] == rules.throw_in_rank
+    if count < rules.throw_in_count:
+        return False
+    return not (rules.fifteen_stands and fifteen_units(pack, rank_of, rules) > 0)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _throw_ins(packs, rank_of, table_cards, out):
+def _throw_ins(packs, rank_of, rules, out):
     for r in range(len(packs)):
-        out[r] = is_throw_in(packs[r], rank_of, table_cards)
+        out[r] = is_throw_in(packs[r], rank_of, rules)
 
 
 def throw_in_rows(variant: Variant, packs: np.ndarray) -> np.ndarray:
@@ -137,13 +178,13 @@ def throw_in_rows(variant: Variant, packs: np.ndarray) -> np.ndarray:
     out = np.zeros(len(packs), bool)
     if throws_in(variant) and len(packs):
         packs = np.ascontiguousarray(packs, np.int8)
-        _throw_ins(packs, variant.pack.rank_of, variant.table_cards, out)
+        _throw_ins(packs, variant.pack.rank_of, deal_rules(variant), out)
     return out
 
 
 @njit(cache=True, nogil=True, _nrt=False)
 def _deal_packs(
-    key, game, deal, position_keys, rank_of, table_cards, throw_in, packs, attempts, first, swap
+    key, game, deal, position_keys, rank_of, rules, throw_in, packs, attempts, first, swap
 ):  # fmt: skip
     """Row ``r``: the pack of (``game[r]``, ``deal[r]``, attempt 0, 1, ...) until one is no
     throw-in (when ``throw_in``), and how many were thrown in before it. ``first`` and ``swap``
@@ -156,7 +197,7 @@ def _deal_packs(
         seeding.shuffle_into(first[r], position_keys, packs[r], swap)
     for r in range(len(game)):  # the throw-ins (one deal in 700), in a loop of their own
         attempt = 0
-        while throw_in and is_throw_in(packs[r], rank_of, table_cards):
+        while throw_in and is_throw_in(packs[r], rank_of, rules):
             attempt += 1
             h = seeding.pack_hash(key, game[r], deal[r], attempt)
             seeding.shuffle_into(h, position_keys, packs[r], swap)
@@ -173,7 +214,7 @@ def deal_packs(variant: Variant, key: np.uint64, game: np.ndarray, deal: np.ndar
     attempts = np.empty(rows, np.int16)
     _deal_packs(
         np.uint64(key), np.ascontiguousarray(game, np.int64), np.ascontiguousarray(deal, np.int64),
-        seeding.pack_position_keys(n_cards), variant.pack.rank_of, variant.table_cards,
+        seeding.pack_position_keys(n_cards), variant.pack.rank_of, deal_rules(variant),
         throws_in(variant), packs, attempts, np.empty(rows, np.uint64),
         np.empty(n_cards, np.int64),
     )  # fmt: skip
@@ -251,15 +292,74 @@ def opening_sweeps(variant: Variant, packs: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True, inline="always")
+def fifteen_units(pack, rank_of, rules):
+    """Cirulla's opening (cirulla.md C2.3): 1 when the table's values add up to 15, 2 for 30,
+    else 0; a matta counted wild (``matta_opening = wild``) takes whichever value 1..10 makes
+    15 or 30 (the two never both)."""
+    total, wild = 0, False
+    for i in range(rules.table_cards):
+        card = pack[i]
+        if card == rules.matta and rules.matta_wild_opening:
+            wild = True
+        else:
+            total += rank_of[card]
+    if wild:
+        if 5 <= total <= 14:
+            return 1
+        return 2 if 20 <= total <= 29 else 0
+    if total == 15:
+        return 1
+    return 2 if total == 30 else 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def opening_units(pack, rank_of, rules):
+    """Units of the dealer's opening take (the "opening" tally): under ``opening_low`` 3 for a
+    table of 9 or less (a wild matta counting 1), which goes before a 15; else
+    :func:`fifteen_units`."""
+    if rules.opening_low:
+        total = 0
+        for i in range(rules.table_cards):
+            card = pack[i]
+            wild = card == rules.matta and rules.matta_wild_opening
+            total += 1 if wild else rank_of[card]
+        if total <= 9:
+            return 3
+    return fifteen_units(pack, rank_of, rules)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _opening_units(packs, rank_of, rules, out):
+    for r in range(len(packs)):
+        out[r] = opening_units(packs[r], rank_of, rules)
+
+
+def opening_takes(variant: Variant, packs: np.ndarray) -> np.ndarray:
+    """What the dealer's side takes the opening table for, ``int8[B]``: escoba's escobas
+    (:func:`opening_sweeps`, counted as scope), or under ``opening_fifteen`` the units of the
+    opening tally (:func:`opening_units`); 0 when the table stays."""
+    if not variant.opening_fifteen:
+        return opening_sweeps(variant, packs)
+    out = np.zeros(len(packs), np.int8)
+    if len(packs):
+        packs = np.ascontiguousarray(packs, np.int8)
+        _opening_units(packs, variant.pack.rank_of, deal_rules(variant), out)
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
 def open_deal(b, packs, opening, dealer_side, captured, scope, scores, rules):
-    """Lay row ``b``'s opening table. With ``opening`` escobas in it (§7,
-    :func:`opening_escobas`) the dealer's side takes it and scores them, and may so win the game
-    at once (§6). Returns the table, the last capturer (-1: none) and the side whose escobas won
-    the game (-1: none; the deal is then over)."""
+    """Lay row ``b``'s opening table. When it goes to the dealer (``opening`` > 0,
+    :func:`opening_takes`) the dealer's side takes it, a capture; escoba's escobas (§7) count as
+    its scope and may so win the game at once (§6), cirulla's 15 / 30 are counted apart (the
+    opening tally, :func:`tallies_of`). Returns the table, the last capturer (-1: none) and the
+    side whose escobas won the game (-1: none; the deal is then over)."""
     table = open_table(packs, b, rules.table_cards)
     if opening == 0:
         return table, -1, -1
     captured[dealer_side, b] |= table
+    if not rules.opening_in_scope:
+        return np.uint64(0), dealer_side, -1
     scope[dealer_side, b] += opening
     won = wins_outright(rules, scores[b, dealer_side], scope[dealer_side, b])
     return np.uint64(0), dealer_side, dealer_side if won else -1
@@ -281,6 +381,100 @@ def start_deals(rules: DealRules, packs, opening, seat_side, state, scores) -> N
     """Start every row's deal in place (:func:`open_deal`, then the first hands dealt);
     ``state`` is ``(hands, table, captured, scope, last, stopped_by)`` in the row layout."""
     _start_deals(packs, opening, seat_side, *state, scores, rules)
+
+
+# Cirulla's declarations (cirulla.md C5) and the tallies ---------------------------------------
+
+
+@njit(cache=True, nogil=True, inline="always")
+def declaration(pack, start, rank_of, rules):
+    """The declaration of the hand of three cards ``pack[start : start + 3]``: :data:`TRIPLE`
+    (three of one rank), else :data:`LOW` (values adding up to at most ``low_hand``), else
+    :data:`NO_DECLARATION`; one per hand, the better. A matta that declares (``matta_declares``)
+    is any rank: the two others a pair make three of a kind, and it counts 1 in a low hand."""
+    wild = False
+    total, first, same = 0, -1, True
+    for i in range(start, start + 3):
+        card = pack[i]
+        if rules.matta_declares and card == rules.matta:
+            wild = True
+            continue
+        rank = rank_of[card]
+        total += rank
+        if first < 0:
+            first = rank
+        elif rank != first:
+            same = False
+    if rules.triple and same:
+        return TRIPLE
+    if total + (1 if wild else 0) <= rules.low_hand:
+        return LOW
+    return NO_DECLARATION
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _declared_hands(packs, rank_of, rules, round_start, kinds, masks):
+    for b in range(len(packs)):
+        for r in range(rules.declaring_rounds):
+            for seat in range(rules.n_seats):
+                start = round_start[r] + 3 * seat
+                kind = declaration(packs[b], start, rank_of, rules)
+                kinds[b, r, seat] = kind
+                if kind != NO_DECLARATION:
+                    masks[b, r, seat] = hand_of(packs, b, start, 3)
+
+
+def declared_hands(variant: Variant, packs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each dealt hand's declaration (:func:`declaration`; all none where the variant has no
+    declarations, or at rounds ``declare_rounds`` leaves out), ``int8[B, rounds, n_players]``,
+    and the cards of each declared hand, ``uint64[B, rounds, n_players]`` (0: none). A function
+    of the packs: declaring is automatic (cirulla.md C5.4)."""
+    shape = (len(packs), len(variant.hands), variant.n_players)
+    kinds, masks = np.zeros(shape, np.int8), np.zeros(shape, np.uint64)
+    if variant.declarations and len(packs):
+        rules = deal_rules(variant)
+        _declared_hands(
+            np.ascontiguousarray(packs, np.int8), variant.pack.rank_of, rules,
+            schedule(variant).round_start, kinds, masks,
+        )  # fmt: skip
+    return kinds, masks
+
+
+def tallies_of(
+    variant: Variant, opening: np.ndarray, kinds: np.ndarray, seat_side: np.ndarray
+) -> np.ndarray:
+    """The deal-level counts that score like scope, ``int16[B, S, 3]`` in the order of
+    :data:`TALLIES`: the dealer's side's opening units (``opening``: :func:`opening_takes`,
+    under ``opening_fifteen``), and each side's low-hand and three-of-a-kind declarations
+    (``kinds``: :func:`declared_hands`; partners pool theirs). ``seat_side``: ``int8[B, n]``."""
+    rows = len(opening)
+    tallies = np.zeros((rows, variant.n_sides, len(TALLIES)), np.int16)
+    everyone = np.arange(rows)
+    if variant.opening_fifteen:
+        tallies[everyone, seat_side[:, -1], 0] = opening
+    if variant.declarations:
+        for seat in range(variant.n_players):
+            side = seat_side[:, seat]
+            tallies[everyone, side, 1] += (kinds[:, :, seat] == LOW).sum(axis=1)
+            tallies[everyone, side, 2] += (kinds[:, :, seat] == TRIPLE).sum(axis=1)
+    return tallies
+
+
+@functools.cache
+def _first_plays(variant: Variant) -> np.ndarray:
+    """The play that opens each round (hand) of the deal."""
+    sizes = np.asarray(variant.hands, np.int64)
+    return np.concatenate([[0], np.cumsum(sizes)[:-1]]) * variant.n_players
+
+
+def shown_cards(variant: Variant, masks: np.ndarray, hands: np.ndarray, play: int) -> np.ndarray:
+    """The declared cards each seat still holds, shown to the table, just before play ``play``,
+    ``uint64[B, n_players]``: a seat shows its declared hand at its first turn of the hand
+    (cirulla.md C5.3), before it plays, and a card it plays leaves its hand. ``masks``:
+    :func:`declared_hands`' cards; ``hands``: each seat's hand, ``uint64[n_players, B]``."""
+    round_ = schedule(variant).round_of[play]
+    declared = play >= _first_plays(variant)[round_] + np.arange(variant.n_players)
+    return np.where(declared[None, :], masks[:, round_, :] & hands.T, np.uint64(0))
 
 
 # §3, §6: the plays -----------------------------------------------------------------------------

@@ -38,12 +38,17 @@ class DealBatch:
     scope: np.ndarray  # int16[B, S]
     leftovers: np.ndarray  # uint64[B]: cards that went to nobody
     seat_side: np.ndarray  # int8[B, n_players]
-    opening: np.ndarray  # int8[B]: escobas the dealer's side took from the opening table
+    #: What the dealer's side took the opening table for (``deal_rules.opening_takes``): escoba's
+    #: escobas, or cirulla's opening units; 0 when the table stayed.
+    opening: np.ndarray  # int8[B]
     stopped_by: np.ndarray  # int8[B]: side that won outright by a scopa, else -1
     steps: list[Step] | None
     #: With ``play_batch(..., snapshot=k)``: every row's state just before play ``k``
     #: (a :class:`DealState`; rows stopped before then hold their state at the stop).
     snapshot: object | None = None
+    #: The deal-level counts that score like scope, ``int16[B, S, 3]`` (``deal_rules.TALLIES``:
+    #: opening units, low-hand and three-of-a-kind declarations); None: all 0.
+    tallies: np.ndarray | None = None
 
 
 @dataclass(frozen=True)

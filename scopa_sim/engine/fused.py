@@ -366,7 +366,8 @@ def play_batch(
     packs = np.ascontiguousarray(packs, np.int8)
     rows = len(packs)
     seat_side = deal_rules.seat_sides(variant, np.asarray(offset))
-    opening = deal_rules.opening_sweeps(variant, packs)
+    opening = deal_rules.opening_takes(variant, packs)
+    kinds, _ = deal_rules.declared_hands(variant, packs)
     keys = seeding.deal_keys(player_key, np.asarray(game), np.asarray(deal))
 
     def fresh():
@@ -380,7 +381,14 @@ def play_batch(
     )  # fmt: skip
     _, _, captured, scope, _, _, stopped_by, leftovers = state
     return deals.DealBatch(
-        captured.T.copy(), scope.T.copy(), leftovers, seat_side, opening, stopped_by, None
+        captured.T.copy(),
+        scope.T.copy(),
+        leftovers,
+        seat_side,
+        opening,
+        stopped_by,
+        None,
+        tallies=deal_rules.tallies_of(variant, opening, kinds, seat_side),
     )
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from scopa_sim.cards import PRIMIERA_FACE_ZERO, PRIMIERA_STANDARD, mask_of
 from scopa_sim.rules import CATEGORIES, MissingSuit, Napola, PrimieraRule, Variant
-from scopa_sim.rules.keys import applies
+from scopa_sim.rules.keys import DeclareRounds, MattaOpening, applies
 
 #: An action: the card played and the table cards it captures (empty: the card is laid).
 Action = tuple[int, frozenset[int]]
@@ -37,6 +37,9 @@ class View:
     captured: tuple[frozenset[int], ...]
     played: frozenset[int]
     play: int  # index of this play in the deal, from 0
+    #: Per seat, the cards of its declared hand it still holds, shown from its first turn of
+    #: the hand (cirulla.md C5.3); empty sets without declarations.
+    shown: tuple[frozenset[int], ...] = ()
 
 
 Chooser = Callable[[View, list[Action]], Action]
@@ -50,7 +53,11 @@ class DealResult:
     leftovers: set[int] = field(default_factory=set)  # only when nobody captured
     scope: list[int] = field(default_factory=list)
     points: list[dict[str, int]] = field(default_factory=list)  # per side, per category
-    opening: int = 0  # escoba: escobas the dealer's side took from the opening table
+    #: What the dealer's side took the opening table for: escoba's escobas, or cirulla's units.
+    opening: int = 0
+    #: Per side, the deal-level counts that score like scope: [opening units, low-hand
+    #: declarations, three-of-a-kind declarations] (``deal_rules.TALLIES``).
+    tallies: list[list[int]] = field(default_factory=list)
     stopped_by: int | None = None  # side that won outright by a scopa (scopa_wins_immediately)
 
     @property
@@ -62,12 +69,72 @@ class DealResult:
 
 
 def is_throw_in(variant: Variant, pack: Sequence[int]) -> bool:
-    """Three or four kings among the four table cards: the same dealer deals again (where the
-    rule applies: the italian pack, a table of four)."""
+    """At least ``throw_in_count`` table cards of ``throw_in_rank`` (three or four kings;
+    cirulla's two aces): the same dealer deals again (where the rule applies: the italian pack,
+    a table of four). Under ``two_aces_fifteen_stands`` a table that makes 15 or 30 stands."""
     if not (variant.throw_in and applies(variant, "throw_in")):
         return False
-    kings = sum(variant.pack.rank(card) == 10 for card in pack[: variant.table_cards])
-    return kings >= 3
+    table = pack[: variant.table_cards]
+    count = sum(variant.pack.rank(card) == variant.throw_in_rank for card in table)
+    if count < variant.throw_in_count:
+        return False
+    return not (variant.two_aces_fifteen_stands and fifteen_units(variant, table) > 0)
+
+
+# Cirulla's opening table (cirulla.md C2.3) ------------------------------------------------------
+
+
+def _table_values(variant: Variant, table) -> list[int | None]:
+    """The values of the table cards, None for a matta counted wild in the opening."""
+    wild = variant.matta_opening == MattaOpening.WILD
+    return [None if card == variant.matta and wild else variant.pack.rank(card) for card in table]
+
+
+def fifteen_units(variant: Variant, table) -> int:
+    """1 when the table's values can add up to 15, 2 when to 30 (a wild matta taking any value
+    1..10), else 0."""
+    values = _table_values(variant, table)
+    fixed = sum(v for v in values if v is not None)
+    totals = {fixed + m for m in range(1, 11)} if None in values else {fixed}
+    return 1 if 15 in totals else 2 if 30 in totals else 0
+
+
+def opening_units(variant: Variant, table) -> int:
+    """The units of the dealer's opening take under ``opening_fifteen`` (the "opening" tally):
+    3 for a table of 9 or less under ``opening_low`` (a wild matta counting 1), before a 15;
+    else :func:`fifteen_units`; 0 without the rule."""
+    if not variant.opening_fifteen:
+        return 0
+    if (
+        variant.opening_low
+        and sum(1 if v is None else v for v in _table_values(variant, table)) <= 9
+    ):
+        return 3
+    return fifteen_units(variant, table)
+
+
+# Cirulla's declarations (cirulla.md C5) --------------------------------------------------------
+
+
+def declaration(variant: Variant, hand) -> str | None:
+    """The declaration of a dealt hand of three: "triple" (three of one rank), else "low" (its
+    values add up to at most ``low_hand``), else None. A matta that declares is whichever rank
+    1..10 gives the better declaration."""
+    if not variant.declarations:
+        return None
+    wild = variant.matta_declarations and variant.matta in hand
+    others = [variant.pack.rank(c) for c in hand if not (wild and c == variant.matta)]
+    choices = [[*others, m] for m in range(1, 11)] if wild else [others]
+    if variant.triple_points and any(len(set(ranks)) == 1 for ranks in choices):
+        return "triple"
+    if any(sum(ranks) <= variant.low_hand for ranks in choices):
+        return "low"
+    return None
+
+
+def declaring_round(variant: Variant, round_: int) -> bool:
+    """Whether the hands of round ``round_`` (from 0) declare (``declare_rounds``)."""
+    return variant.declarations and (round_ == 0 or variant.declare_rounds == DeclareRounds.EVERY)
 
 
 # §3: capturing ---------------------------------------------------------------------------------
@@ -193,25 +260,38 @@ def play_deal(
     def wins_now(side: int) -> bool:
         return variant.scopa_wins_immediately and before[side] + scope[side] >= variant.target
 
-    # §7 escoba: an opening table of 15 (or two 15s) goes to the dealer's side as escobas.
-    opening = opening_sweeps(variant, table)
+    tallies = [[0, 0, 0] for _ in range(sides)]  # opening, low, triple per side
+    dealer_side = variant.side_of_seat(n - 1)
+    # The opening table goes to the dealer's side: §7 escoba's 15 (or two 15s) as escobas;
+    # cirulla's 15 / 30 (or 9 or less) as the opening tally (C2.3). Either take is a capture.
+    opening = opening_units(variant, table) or opening_sweeps(variant, table)
     if opening:
-        dealer_side = variant.side_of_seat(n - 1)
         captured[dealer_side] |= table
         table = set()
-        scope[dealer_side] += opening
         last_capturer = dealer_side
+        if not variant.opening_sweep:
+            tallies[dealer_side][0] = opening
+    if opening and variant.opening_sweep:
+        scope[dealer_side] += opening
         if wins_now(dealer_side):
             unplayed = set(pack[position:])  # no hand dealt yet
-            return _stopped(captured, scope, moves, opening, dealer_side, unplayed)
+            return _stopped(captured, scope, moves, opening, dealer_side, unplayed, tallies)
 
-    for hand_size in variant.hands:
+    for round_, hand_size in enumerate(variant.hands):
         hands = []
         for _ in range(n):
             hands.append(set(pack[position : position + hand_size]))
             position += hand_size
-        for _ in range(hand_size):
+        # C5: a hand that declares is shown from its holder's first turn of the round.
+        declared = [set() for _ in range(n)]
+        kinds = [declaring_round(variant, round_) and declaration(variant, h) for h in hands]
+        for seat, kind in enumerate(kinds):
+            if kind:
+                tallies[variant.side_of_seat(seat)][1 if kind == "low" else 2] += 1
+        for turn in range(hand_size):
             for seat in range(n):
+                if turn == 0 and kinds[seat]:
+                    declared[seat] = hands[seat]  # the same set: a card played leaves it
                 legal = legal_actions(variant, hands[seat], table)
                 view = View(
                     seat,
@@ -220,6 +300,7 @@ def play_deal(
                     tuple(frozenset(c) for c in captured),
                     frozenset(played),
                     len(moves),
+                    tuple(frozenset(d) for d in declared),
                 )
                 card, taken = choose(view, legal)
                 if (card, taken) not in legal:
@@ -243,7 +324,7 @@ def play_deal(
                 if scopa and wins_now(side):
                     # §6 scopa_wins_immediately: the deal stops; only its scope count.
                     unplayed = set().union(*hands) | table | set(pack[position:])
-                    return _stopped(captured, scope, moves, opening, side, unplayed)
+                    return _stopped(captured, scope, moves, opening, side, unplayed, tallies)
 
     leftovers: set[int] = set()
     if last_capturer is None:
@@ -258,18 +339,21 @@ def play_deal(
         scope=scope,
         points=score_deal(variant, captured, scope),
         opening=opening,
+        tallies=tallies,
     )
 
 
-def _stopped(captured, scope, moves, opening, side, unplayed) -> DealResult:
+def _stopped(captured, scope, moves, opening, side, unplayed, tallies) -> DealResult:
     """A deal stopped by a winning scopa: the cards not captured (the table, the hands and the
-    cards not dealt yet) go to nobody, and the deal scores its scope alone (docs/rules.md §6)."""
+    cards not dealt yet) go to nobody, and the deal scores its scope alone (docs/rules.md §6).
+    (No tallies are counted then: the rules refuse opening_fifteen and declarations with
+    scopa_wins_immediately.)"""
     points = [dict.fromkeys(CATEGORIES, 0) for _ in captured]
     for s, count in enumerate(scope):
         points[s]["scope"] = count
     return DealResult(
         throw_in=False, moves=moves, captured=captured, leftovers=set(unplayed), scope=scope,
-        points=points, opening=opening, stopped_by=side,
+        points=points, opening=opening, tallies=tallies, stopped_by=side,
     )  # fmt: skip
 
 

@@ -222,13 +222,19 @@ def _score_rows(
 
 
 def score(
-    variant: Variant, captured: np.ndarray, scope: np.ndarray, stopped: np.ndarray | None = None
+    variant: Variant,
+    captured: np.ndarray,
+    scope: np.ndarray,
+    stopped: np.ndarray | None = None,
+    tallies: np.ndarray | None = None,
 ) -> DealScores:
     """Score a batch: ``captured`` is ``uint64[B, S]`` (leftovers included), ``scope`` int.
 
     Rows of ``stopped`` (``bool[B]``: deals a scopa won outright, docs/rules.md §6) score their
-    scope alone.
+    scope alone. ``tallies`` (``int16[B, S, 3]``, ``deal_rules.TALLIES``) are the deal-level
+    counts that score like scope; not scored yet (the scoring table scores them).
     """
+    del tallies  # placeholder until the scoring table (issue 31, track A) scores them
     last = _LAST_RULES
     rules = last[1] if last[0] is variant else _rules_of(variant)
     captured = np.ascontiguousarray(captured, np.uint64)

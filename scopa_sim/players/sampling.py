@@ -3,7 +3,8 @@
 The determinisation every search player samples from (``pimc``, ``ismcts``) and the analysis of a
 position (``scopa_sim.position``), kept in one place so that they all draw the same deals: the
 unseen cards (``tactics.unseen_cards``) dealt to the other seats' hands and to the hands still to
-come, the known cards where they are.
+come, the known cards where they are: a declared hand shown to the table (``Observation.shown``,
+cirulla.md C5.3) stays with its holder.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from scopa_sim.contract import Observation
-from scopa_sim.engine.kernels import lowest_card
+from scopa_sim.engine.kernels import lowest_card, popcount
 from scopa_sim.jit import njit
 from scopa_sim.players.tactics import unseen_cards
 from scopa_sim.rules.schedule import schedule
@@ -19,13 +20,14 @@ from scopa_sim.rules.schedule import schedule
 
 @njit(cache=True, nogil=True)
 def _determinise(
-    hand, table, captured_any, played, full, seat, in_hand, round_of_play, round_starts,
+    hand, table, captured_any, played, shown, full, seat, in_hand, round_of_play, round_starts,
     hand_sizes, n_cards, uniforms, out_hands, out_pack,
 ):  # fmt: skip
     """Sample row ``b``'s hidden cards ``samples`` times.
 
     The unseen cards are shuffled (Fisher-Yates on ``uniforms``) and dealt in order: first the
-    other seats' current hands (``in_hand`` cards each), then the hands of the rounds to come,
+    other seats' current hands (``in_hand`` cards each, the cards ``shown[b, seat]`` they have
+    shown among them), then the hands of the rounds to come,
     written into the pack at their canonical positions. Pack positions already dealt hold the
     seen cards, so each sampled pack is a permutation. ``out_hands[k, seat]``,
     ``out_pack[k, :]`` for sample ``k`` of row ``b`` (rows are ``k // samples``).
@@ -35,6 +37,8 @@ def _determinise(
     pool = np.empty(64, np.int64)
     for b in range(rows):
         unseen = unseen_cards(full, hand[b], table[b], captured_any[b], played[b])
+        for t in range(n_seats):
+            unseen &= ~shown[b, t]
         seen = full & ~unseen
         n_unseen = 0
         rest = unseen
@@ -54,8 +58,8 @@ def _determinise(
                 if t == seat[b]:
                     out_hands[k, t] = hand[b]
                     continue
-                h = np.uint64(0)
-                for _ in range(in_hand[b, t]):
+                h = shown[b, t]
+                for _ in range(in_hand[b, t] - popcount(h)):
                     h |= np.uint64(1) << np.uint64(pool[used])
                     used += 1
                 out_hands[k, t] = h
@@ -81,16 +85,19 @@ def _determinise(
 
 def determinise(obs: Observation, uniforms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Deals consistent with what each row's seat has seen, from ``uniforms[rows, samples,
-    cards]``: the hands ``uint64[rows * samples, n_players]`` (the seat's own hand kept) and the
-    packs ``int8[rows * samples, cards]`` (sample ``s`` of row ``b`` at ``b * samples + s``)."""
+    cards]``: the hands ``uint64[rows * samples, n_players]`` (the seat's own hand and the
+    cards shown kept) and the packs ``int8[rows * samples, cards]`` (sample ``s`` of row ``b``
+    at ``b * samples + s``)."""
     variant = obs.variant
     rows, samples = uniforms.shape[0], uniforms.shape[1]
     plan = schedule(variant)
     hands = np.zeros((rows * samples, variant.n_players), np.uint64)
     pack = np.zeros((rows * samples, variant.pack.n_cards), np.int8)
+    shown = obs.shown if obs.shown is not None else np.zeros((rows, variant.n_players), np.uint64)
     _determinise(
         obs.hand, obs.table, np.bitwise_or.reduce(obs.captured, axis=1), obs.played,
-        variant.pack.full_mask, np.full(rows, obs.seat, np.int64),
+        np.ascontiguousarray(shown, np.uint64), variant.pack.full_mask,
+        np.full(rows, obs.seat, np.int64),
         np.repeat(plan.in_hand[obs.play][None, :], rows, axis=0),
         np.full(rows, plan.round_of[obs.play]), plan.round_start,
         np.asarray(variant.hands, np.int64), variant.pack.n_cards, uniforms, hands, pack,

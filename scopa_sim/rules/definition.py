@@ -35,6 +35,7 @@ from scopa_sim.rules.variant import Variant
 
 __all__ = [
     "BASE",
+    "LATER_KEYS",
     "PACKS",
     "SCHEMA",
     "accepted_options",
@@ -50,6 +51,20 @@ SCHEMA: dict[str, dict[str, RuleKey]] = {
 
 #: What ``extends`` names to start from the table's defaults rather than from a preset.
 BASE = "base"
+
+#: Keys added after runs were first recorded, as (section, name): a run's recorded definition
+#: or a user's file written in full before them may lack them, and then plays their default
+#: (what the engine then did).
+LATER_KEYS = frozenset(
+    (section, name)
+    for section, names in (
+        ("deal", ("throw_in_rank", "throw_in_count", "opening_fifteen", "matta",
+                  "matta_opening", "opening_low", "two_aces_fifteen_stands")),
+        ("declarations", ("declarations", "low_hand", "low_points", "triple_points",
+                          "declare_rounds", "matta_declarations")),
+    )
+    for name in names
+)  # fmt: skip
 
 #: Top-level keys besides the sections.
 TOP_KEYS = ("name", "summary", "extends")
@@ -127,6 +142,8 @@ def _value(key: RuleKey, raw, pack: Pack, where: str):
                     f"not {size!r}"
                 )
         return tuple(raw)
+    if key.none and raw == "none":
+        return None
     if key.kind is CARD:
         return _card(raw, pack, where)
     if key.none and raw == "none":
@@ -223,6 +240,7 @@ def _check_rules(rules: Variant, given: Mapping[str, str], source: str) -> None:
             f"table_cards + players x sum(hands) = {rules.pack.n_cards}"
         )
     _check_captures(rules, at, source)
+    _check_deal_level(rules, at, source)
     for key in KEYS:
         value = getattr(rules, key.field)
         failed = [c for c in key.needs if not c.holds(rules)]
@@ -234,6 +252,44 @@ def _check_rules(rules: Variant, given: Mapping[str, str], source: str) -> None:
             )
 
 
+def _check_deal_level(rules, at, source: str) -> None:
+    """Deal-level rules (cirulla.md C2.2, C2.3, C5) that cannot occur with the rest: one line
+    naming the key."""
+    if rules.throw_in and rules.throw_in_count > rules.table_cards and rules.table_cards >= 4:
+        raise RulesError(
+            f"{source}: {at('throw_in_count')} = {rules.throw_in_count}: a table of "
+            f"{rules.table_cards} cards never holds that many; take 1 to {rules.table_cards}"
+        )
+    if rules.opening_fifteen and rules.opening_sweep:
+        raise RulesError(
+            f"{source}: {at('opening_fifteen')} = true with {at('opening_sweep')} = true: the "
+            "opening table goes to the dealer once, as escobas or as opening points; set one false"
+        )
+    if (rules.opening_fifteen or rules.declarations) and rules.scopa_wins_immediately:
+        which = "opening_fifteen" if rules.opening_fifteen else "declarations"
+        raise RulesError(
+            f"{source}: {at(which)} = true with {at('scopa_wins_immediately')} = true is not "
+            "supported (opening and declaration points are counted at the deal's end)"
+        )
+    if not rules.declarations:
+        return
+    if any(size != 3 for size in rules.hands):
+        raise RulesError(
+            f"{source}: {at('declarations')} = true needs hands of 3 cards (a declaration is of "
+            f"a dealt hand of three), not {at('hands')} = {list(rules.hands)}"
+        )
+    if 0 < rules.low_hand < 3:
+        raise RulesError(
+            f"{source}: {at('low_hand')} = {rules.low_hand}: no hand of three cards adds up to "
+            "less than 3 (1 + 1 + 1); write 0 for no low-hand declaration, or 3 or more"
+        )
+    if rules.low_hand == 0 and rules.triple_points == 0:
+        raise RulesError(
+            f"{source}: {at('declarations')} = true with {at('low_hand')} = 0 and "
+            f"{at('triple_points')} = 0 declares nothing; set declarations = false"
+        )
+
+
 def from_definition(data: Mapping, source: str, base: Mapping | None = None) -> Variant:
     """The variant ``data`` defines, on top of the definition ``base`` (a preset's, for a file
     that ``extends`` one). ``source`` names the file in every message."""
@@ -243,6 +299,8 @@ def from_definition(data: Mapping, source: str, base: Mapping | None = None) -> 
     merged = {section: dict((base or {}).get(section, {})) for section in SCHEMA}
     for section in SCHEMA:
         merged[section].update(data.get(section, {}))
+    for section, name in LATER_KEYS:
+        merged[section].setdefault(name, _file_value(rule_key(name).default))
     missing = [f"{s}.{k}" for s in SCHEMA for k in SCHEMA[s] if k not in merged[s]]
     if missing:
         raise RulesError(
@@ -297,8 +355,11 @@ def _file_value(value):
 
 def _key_value(rules: Variant, key: RuleKey):
     """The value of ``key`` in ``rules`` as a file writes it; the named cards by their code."""
-    if key.kind is CARD:
+    if key.kind is CARD and key.field == "settebello_card":
         return rules.pack.code(rules.settebello)
+    if key.kind is CARD:
+        card = getattr(rules, key.field)
+        return "none" if card is None else rules.pack.code(card)
     if key.or_card:
         return rules.re_bello and rules.pack.code(rules.king_of_coins)
     return _file_value(getattr(rules, key.field))
@@ -331,7 +392,7 @@ def comment(key: RuleKey) -> str:
     else its meaning (and range)."""
     if key.kind is int and key.high is not None:
         return f"{key.help}, {key.low} to {key.high}"
-    if key.kind is bool:
+    if key.kind in (bool, CARD):
         return key.help
     words = [*key.choices, *(["none"] if key.none else [])]
     return _choices_text(words) if words else key.help

@@ -105,13 +105,22 @@ def describe_variant(rules: Variant) -> str:
     table = f"{rules.table_cards} cards on the table" if rules.table_cards else "no table cards"
     deal = f"{pack.name} pack ({pack.n_cards} cards); {table}; {_hands(rules.hands)}"
     if applies(rules, "throw_in"):
-        deal += f"; throw-in (3 or 4 kings on the table): {'on' if rules.throw_in else 'off'}"
+        rank, count = get(rules, "throw_in_rank", 10), get(rules, "throw_in_count", 3)
+        what = "3 or 4 kings" if (rank, count) == (10, 3) else f"{count} or more of rank {rank}"
+        deal += f"; throw-in ({what} on the table): {'on' if rules.throw_in else 'off'}"
     else:
         deal += "; no throw-in"
     if get(rules, "opening_sweep", False):
         deal += (
             "; an opening table summing to 15 goes to the dealer as 1 escoba, "
             "30 in two 15s as 2 escobas"
+        )
+    if get(rules, "opening_fifteen", False):
+        deal += "; an opening table of 15 (30) goes to the dealer for 1 (2) opening points"
+    if get(rules, "declarations", False):
+        deal += (
+            f"; hands declare: three of a kind {rules.triple_points}, a hand of "
+            f"{rules.low_hand} or less {rules.low_points}"
         )
     capture = _capture_text(rules)
     capture += "; a card that can capture must capture"

@@ -26,7 +26,9 @@ __all__ = [
     "SECTIONS",
     "Capture",
     "Condition",
+    "DeclareRounds",
     "FirstDealer",
+    "MattaOpening",
     "MissingSuit",
     "Napola",
     "PrimieraRule",
@@ -93,13 +95,27 @@ class FirstDealer(StrEnum):
     FIXED = "fixed"  # player n - 1, in every game (for designs that assign seats themselves)
 
 
+class MattaOpening(StrEnum):
+    """What the matta (the wild card) counts in the opening table (cirulla.md C2.3)."""
+
+    WILD = "wild"  # any value 1..10, whichever makes 15 or 30
+    PLAIN = "plain"  # its own value
+
+
+class DeclareRounds(StrEnum):
+    """At which hands of a deal a dealt hand may declare (cirulla.md C5.3)."""
+
+    EVERY = "every"
+    FIRST = "first"  # only the deal's first hand
+
+
 PACKS: dict[str, Pack] = {p.name: p for p in (ITALIAN_40, FRENCH_52)}
 
 #: Kinds of value besides bool, int and the StrEnums: a pack's name, a list of hand sizes, a card.
 PACK, HANDS, CARD = "pack", "hands", "card"
 
 #: The sections of a variant file, in the order files and descriptions list them.
-SECTIONS = ("players", "deal", "capture", "scoring", "game")
+SECTIONS = ("players", "deal", "declarations", "capture", "scoring", "game")
 
 
 @dataclass(frozen=True)
@@ -120,6 +136,16 @@ FOUR_TABLE_CARDS = Condition(
     "4 table cards and no opening_sweep",
 )
 A_PRIMIERA = Condition(lambda rules: rules.primiera is not None, "a primiera (not none)")
+OPENING_FIFTEEN = Condition(lambda rules: rules.opening_fifteen, "deal.opening_fifteen = true")
+A_MATTA = Condition(lambda rules: rules.matta is not None, "a matta (deal.matta, a card)")
+THREE_CARD_HANDS = Condition(
+    lambda rules: all(size == 3 for size in rules.hands), "hands of 3 cards (deal.hands)"
+)
+A_DECLARATION = Condition(
+    lambda rules: rules.low_hand > 0 or rules.triple_points > 0,
+    "a declaration to make (declarations.low_hand or declarations.triple_points)",
+)
+DECLARING = Condition(lambda rules: rules.declarations, "declarations.declarations = true")
 ACE_SWEEPS = Condition(lambda rules: rules.ace_sweeps, "capture.ace_sweeps = true")
 
 
@@ -224,12 +250,72 @@ KEYS: tuple[RuleKey, ...] = (
         "cards dealt to each player at each hand, in order, e.g. [3, 3]",
     ),
     RuleKey(
-        "deal", "throw_in", bool, True, "redeal when 3 or 4 of the table cards are kings",
+        "deal", "throw_in", bool, True,
+        "redeal when throw_in_count table cards (or more) are of throw_in_rank (3 kings)",
         option=True, needs=(ITALIAN_PACK, FOUR_TABLE_CARDS),
+    ),
+    RuleKey(
+        "deal", "throw_in_rank", int, 10, "the rank of the throw-in: 10 kings, 1 aces",
+        low=1, high=10, needs=(ITALIAN_PACK, FOUR_TABLE_CARDS),
+    ),
+    RuleKey(
+        "deal", "throw_in_count", int, 3, "a throw-in when at least this many table cards have it",
+        low=1, high=4, needs=(ITALIAN_PACK, FOUR_TABLE_CARDS),
     ),
     RuleKey(
         "deal", "opening_sweep", bool, False,
         "an opening table of 15 (or 30) goes to the dealer as escobas",
+    ),
+    RuleKey(
+        "deal", "opening_fifteen", bool, False,
+        "an opening table of 15 (or 30) goes to the dealer for 1 (or 2) opening points",
+    ),
+    RuleKey(
+        "deal", "matta", CARD, None, "a wild card of the opening and the declarations, e.g. 7C",
+        none=True,
+    ),
+    RuleKey(
+        "deal", "matta_opening", MattaOpening, MattaOpening.WILD,
+        "the matta counts any value 1..10 in the opening table, or its own",
+        option=True, needs=(OPENING_FIFTEEN, A_MATTA),
+    ),
+    RuleKey(
+        "deal", "opening_low", bool, False,
+        "an opening table of 9 or less goes to the dealer for 3 opening points",
+        option=True, needs=(OPENING_FIFTEEN,),
+    ),
+    RuleKey(
+        "deal", "two_aces_fifteen_stands", bool, False,
+        "a throw-in table that makes 15 (or 30) stands and scores instead",
+        option=True, needs=(OPENING_FIFTEEN,),
+    ),
+    RuleKey(
+        "declarations", "declarations", bool, False,
+        "a dealt hand of 3 cards declares a low hand or three of a kind", option=True,
+        needs=(THREE_CARD_HANDS, A_DECLARATION),
+    ),
+    RuleKey(
+        "declarations", "low_hand", int, 0,
+        "a hand whose values add up to at most this declares low (0: none)", low=0, high=30,
+    ),
+    RuleKey(
+        "declarations", "low_points", int, 3, "points of a low-hand declaration",
+        option=True, low=0, high=100, needs=(DECLARING,),
+    ),
+    RuleKey(
+        "declarations", "triple_points", int, 0,
+        "points of a three-of-a-kind declaration (0: none)", option=True, low=0, high=100,
+        needs=(DECLARING,),
+    ),
+    RuleKey(
+        "declarations", "declare_rounds", DeclareRounds, DeclareRounds.EVERY,
+        "hands declare at every hand of the deal, or only at its first", option=True,
+        needs=(DECLARING,),
+    ),
+    RuleKey(
+        "declarations", "matta_declarations", bool, False,
+        "the matta counts as any rank 1..10 in declarations",
+        option=True, needs=(DECLARING, A_MATTA),
     ),
     RuleKey(
         "capture", "match", bool, True, "a played card takes one table card of its value",

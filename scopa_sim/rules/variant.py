@@ -12,7 +12,9 @@ from enum import StrEnum
 from scopa_sim.cards import Pack
 from scopa_sim.rules.keys import (
     KEYS,
+    DeclareRounds,
     FirstDealer,
+    MattaOpening,
     MissingSuit,
     Napola,
     PrimieraRule,
@@ -59,6 +61,25 @@ class Variant:
     #: Escoba: an opening table summing to 15 (or 30) goes to the dealer as escobas.
     opening_sweep: bool = _DEFAULT["opening_sweep"]
     throw_in: bool = _DEFAULT["throw_in"]
+    # Deal-level rules of cirulla (cirulla.md C2.2, C2.3, C5). Shown by ``repr`` only when they
+    # differ from the default (``_SHOWN_WHEN_SET``), so that a preset's repr stays as it was.
+    throw_in_rank: int = field(default=_DEFAULT["throw_in_rank"], repr=False)
+    throw_in_count: int = field(default=_DEFAULT["throw_in_count"], repr=False)
+    #: Cirulla: an opening table of 15 (30) goes to the dealer for 1 (2) units of "opening".
+    opening_fifteen: bool = field(default=_DEFAULT["opening_fifteen"], repr=False)
+    #: The wild card of the opening table and the declarations (a card id), None: none.
+    matta: int | None = field(default=_DEFAULT["matta"], repr=False)
+    matta_opening: MattaOpening = field(default=_DEFAULT["matta_opening"], repr=False)
+    opening_low: bool = field(default=_DEFAULT["opening_low"], repr=False)
+    two_aces_fifteen_stands: bool = field(default=_DEFAULT["two_aces_fifteen_stands"], repr=False)
+    declarations: bool = field(default=_DEFAULT["declarations"], repr=False)
+    #: A dealt hand whose values add up to at most this declares low (0: no low declaration).
+    low_hand: int = field(default=_DEFAULT["low_hand"], repr=False)
+    low_points: int = field(default=_DEFAULT["low_points"], repr=False)
+    #: Points of three of a kind (0: no such declaration).
+    triple_points: int = field(default=_DEFAULT["triple_points"], repr=False)
+    declare_rounds: DeclareRounds = field(default=_DEFAULT["declare_rounds"], repr=False)
+    matta_declarations: bool = field(default=_DEFAULT["matta_declarations"], repr=False)
     # Scoring.
     primiera: PrimieraRule | None = _DEFAULT["primiera"]
     primiera_missing_suit: MissingSuit = _DEFAULT["primiera_missing_suit"]
@@ -93,7 +114,9 @@ class Variant:
         shown = [
             f"{f.name}={getattr(self, f.name)!r}"
             for f in fields(self)
-            if f.repr or (f.name.endswith("_card") and getattr(self, f.name) is not None)
+            if f.repr
+            or (f.name.endswith("_card") and getattr(self, f.name) is not None)
+            or (f.name in _SHOWN_WHEN_SET and getattr(self, f.name) != f.default)
         ]
         return f"{type(self).__qualname__}({', '.join(shown)})"
 
@@ -152,6 +175,16 @@ class Variant:
         changed = [f"{k}={_text(v)}" for k, v in self.options().items() if v != defaults.get(k)]
         return self.name + (":" + ",".join(changed) if changed else "")
 
+
+#: Fields ``repr`` shows only when they differ from their default (added after the presets'
+#: reprs became cache keys).
+_SHOWN_WHEN_SET = frozenset(
+    (
+        "throw_in_rank", "throw_in_count", "opening_fifteen", "matta", "matta_opening",
+        "opening_low", "two_aces_fifteen_stands", "declarations", "low_hand", "low_points",
+        "triple_points", "declare_rounds", "matta_declarations",
+    )
+)  # fmt: skip
 
 #: Each preset's default rules by name, for :meth:`Variant.describe`. Filled by
 #: ``scopa_sim.rules.presets`` (which imports this module, and so is imported with the package

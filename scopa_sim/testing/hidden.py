@@ -4,7 +4,8 @@ Pairs of packs with the same table but other hands and stock rearranged (cards s
 hand's block, or two hidden cards swapped) are played with the same random numbers; the first
 play at which a pair's moves differ must be made by a seat whose own hand differs between the
 two packs, since everything else it may know (the table, the plays before, the scores, its
-side) is the same.
+side, the hands shown to the table by their declarations, cirulla.md C5.3) is the same. A pair
+whose shown hands differ by then is not held against the player: those cards are not hidden.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import numpy as np
 
 from scopa_sim import api, seeding
 from scopa_sim.engine import batch as engine
+from scopa_sim.engine import deal_rules
 from scopa_sim.rules import Variant
 from scopa_sim.testing.report import PlayerCheckError
 
@@ -113,8 +115,21 @@ def check_hidden_cards(p, v: Variant, deals: int, seed: int, label: str) -> int:
     return pairs
 
 
+def shown_by(v: Variant, pack: np.ndarray, play: int) -> np.ndarray:
+    """The declared hands of ``pack`` shown to the table by play ``play`` (each seat shows its
+    declared hand at its first turn of the hand, cirulla.md C5.3), ``uint64[rounds,
+    n_players]`` (0: not declared, or not shown yet): cards no player is blind to."""
+    _, masks = deal_rules.declared_hands(v, np.asarray(pack, np.int8)[None, :])
+    first_plays = np.concatenate([[0], np.cumsum(v.hands)[:-1]]) * v.n_players
+    shown = play >= first_plays[:, None] + np.arange(v.n_players)[None, :]
+    return np.where(shown, masks[0], np.uint64(0))
+
+
 def _check_pair(v, pack_a, pack_b, t, seat, move_a, move_b, label) -> None:
-    """The seat that plays first differently must hold a different hand."""
+    """The seat that plays first differently must hold a different hand, or have been shown
+    different declared hands."""
+    if v.declarations and not np.array_equal(shown_by(v, pack_a, t), shown_by(v, pack_b, t)):
+        return
     ends = np.cumsum(v.hands) * v.n_players  # the play that ends each hand (round)
     r = int(np.searchsorted(ends, t, side="right"))
     start = v.table_cards + v.n_players * sum(v.hands[:r]) + seat * v.hands[r]
