@@ -22,7 +22,7 @@ from functools import cache
 import numpy as np
 
 from scopa_sim.players import LegalActions, Observation, Player
-from scopa_sim.rules import Capture, Variant
+from scopa_sim.rules import Variant
 from scopa_sim.seeding import DecisionRandom
 
 POINT = 1000  # values are integers in milli-points, so that every sum is exact
@@ -85,7 +85,7 @@ def action_values(obs: Observation, legal: LegalActions, margin: int) -> np.ndar
     scopa = (taken != 0) & ((obs.table[:, None] & ~taken) == 0)
     if obs.last_play and not variant.last_play_scopa:
         scopa[:] = False
-    if variant.capture is Capture.ACE_TAKES_ALL and not variant.ace_sweep_scopa:
+    if variant.ace_sweeps and not variant.ace_sweep_scopa:
         aces = np.uint64(pack.rank_mask(1))
         scopa &= ~((pack.rank_of[card] == 1) & ((taken & aces) == 0))
     capture_value = gain + scopa * POINT

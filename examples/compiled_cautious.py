@@ -19,7 +19,7 @@ from numba import njit
 from examples.cautious import POINT, card_worth
 from scopa_sim.contract import FusedPolicy, LegalActions, Observation, Player
 from scopa_sim.engine.decisions import listing_policy
-from scopa_sim.rules import Capture, Variant
+from scopa_sim.rules import Variant
 from scopa_sim.seeding import DecisionRandom
 
 
@@ -119,7 +119,7 @@ class CompiledCautiousPlayer(Player):
 
     def _values(self, obs: Observation, legal: LegalActions) -> np.ndarray:
         variant = obs.variant
-        ace_rule = variant.capture is Capture.ACE_TAKES_ALL and not variant.ace_sweep_scopa
+        ace_rule = variant.ace_sweeps and not variant.ace_sweep_scopa
         scopa_counts = not obs.last_play or variant.last_play_scopa
         return _values(
             legal.card, legal.capture, legal.count, obs.table, card_worth(variant),

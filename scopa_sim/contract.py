@@ -168,7 +168,9 @@ class Rules(NamedTuple):
     variant (``engine.kernels.KernelRules.of``)."""
 
     ranks: int  # ranks per suit: 10 or 13 (a card's rank is ``rank_of[card]``)
-    rule: int  # the capture rule: ``kernels.MATCH_OR_SUM``, ``FIFTEEN`` or ``ACE_TAKES_ALL``
+    #: The capture kinds as bits: ``kernels.MATCH``, ``SUM``, ``ACE_SWEEPS``, ``MATCH_PRIORITY``,
+    #: ``SORTED``, and the total from bit ``kernels.TOTAL_SHIFT`` (``kernels.capture_code``).
+    rule: int
     fewest: bool  # a sum capture must take the fewest cards
     forced: bool  # a seat that can capture must
     ace_mask: np.uint64  # the four aces

@@ -76,6 +76,8 @@ CONFIGS = [(name, {}) for name in PRESETS] + [
     ("escoba", {"napola": "sequence", "re_bello": True, "primiera_missing_suit": "zero"}),
     ("escoba", {"scopa_wins_immediately": True, "target": 2}),
     ("asso-piglia-tutto", {"ace_sweep_scopa": True}),
+    ("asso-piglia-tutto", {"match_priority": False, "fewest_cards": True}),
+    ("classic-4p", {"match_priority": False, "forced_capture": True}),
     (
         "asso-piglia-tutto",
         {

@@ -52,6 +52,7 @@ OPTION_SETS: dict[str, dict[str, object]] = {
         "re_bello": True,
         "target": 16,
         "ace_sweep_scopa": True,
+        "match_priority": False,
     },
     "sevens-napola-last-scopa": {
         "primiera": "most_sevens",

@@ -119,7 +119,7 @@ def test_a_key_set_where_it_does_not_apply_is_refused():
         section = rule_key(key).section
         with pytest.raises(RulesError, match=f"{section}.{key} needs the italian-40 pack"):
             parse_variant_file(french + f"[{section}]\n{key} = {value}\n", "f")
-    with pytest.raises(RulesError, match=r"ace_sweep_scopa needs capture\.rule = 'ace-takes-all'"):
+    with pytest.raises(RulesError, match=r"ace_sweep_scopa needs capture\.ace_sweeps = true"):
         parse_variant_file('extends = "base"\nname = "x"\n[scoring]\nace_sweep_scopa = true\n', "f")
 
 

@@ -584,6 +584,18 @@ def test_fewest_cards_option_keeps_only_the_smallest_sum_sets():
     }
 
 
+def test_match_priority_option_lets_a_sum_stand_beside_a_match():
+    """§3 option match_priority (default on): a card that can take a table card of its rank may
+    not take a sum; off (cirulla.md C3.3), the player chooses among both kinds."""
+    table = cards("2S 5B 7S")
+    hand = cards("7B")
+    assert actions_both(CLASSIC, hand, table) == {(card("7B"), cards("7S"))}
+    assert actions_both(variant("classic", match_priority=False), hand, table) == {
+        (card("7B"), cards("7S")),
+        (card("7B"), cards("2S 5B")),
+    }
+
+
 def test_fewest_cards_option_in_a_played_deal():
     """§3 option fewest_cards, in a deal: playing the six to take as many cards as it can
     takes A + 2 + 3 by default, and only 2 + 4 with fewest_cards."""
@@ -1647,7 +1659,7 @@ def test_every_option_has_a_behaviour_test():
     checked = {
         "target", "throw_in", "forced_capture", "fewest_cards", "primiera",
         "primiera_missing_suit", "last_play_scopa", "re_bello", "napola", "napoleone",
-        "ace_sweep_scopa", "scopa_wins_immediately", "first_dealer",
+        "ace_sweep_scopa", "scopa_wins_immediately", "first_dealer", "match_priority",
     }  # fmt: skip
     in_test_declarations = {
         "matta_opening", "opening_low", "two_aces_fifteen_stands", "declarations",

@@ -14,7 +14,6 @@ from scopa_sim.cards import FRENCH_52, ITALIAN_40
 from scopa_sim.rules import (
     OPTIONS,
     PRESETS,
-    Capture,
     FirstDealer,
     MissingSuit,
     Napola,
@@ -26,12 +25,12 @@ from scopa_sim.rules import (
 
 _ITALIAN = dict(
     pack=ITALIAN_40, primiera=PrimieraRule.STANDARD, most_sevens=False, last_play_scopa=False,
-    scopa_wins_immediately=False, count_in_turn_order=False, capture=Capture.MATCH_OR_SUM,
+    scopa_wins_immediately=False, count_in_turn_order=False, match=True, sum=True, total=0,
     opening_sweep=False, target=11, table_cards=4, throw_in=True,
 )  # fmt: skip
 _FRENCH = dict(
     pack=FRENCH_52, primiera=None, most_sevens=True, last_play_scopa=True, throw_in=False,
-    scopa_wins_immediately=True, count_in_turn_order=True, capture=Capture.MATCH_OR_SUM,
+    scopa_wins_immediately=True, count_in_turn_order=True, match=True, sum=True, total=0,
     opening_sweep=False, target=11, table_cards=4,
 )  # fmt: skip
 
@@ -50,14 +49,14 @@ SECTION_7 = {
         n_players=2,
         n_sides=2,
         hands=(3,) * 6,
-        capture=Capture.FIFTEEN,
+        match=False,
+        sum=False,
+        total=15,
         opening_sweep=True,
         throw_in=False,
         target=15,
     ),
-    "asso-piglia-tutto": dict(
-        _ITALIAN, n_players=2, n_sides=2, hands=(3,) * 6, capture=Capture.ACE_TAKES_ALL
-    ),
+    "asso-piglia-tutto": dict(_ITALIAN, n_players=2, n_sides=2, hands=(3,) * 6, ace_sweeps=True),
     "scopa-52": dict(_FRENCH, n_players=2, n_sides=2, hands=(3,) * 8),
     "scopa-52-3p": dict(_FRENCH, n_players=3, n_sides=3, hands=(3, 3, 3, 3, 4)),
     "scopa-52-4p": dict(_FRENCH, n_players=4, n_sides=4, hands=(3,) * 4),
@@ -68,10 +67,10 @@ SECTION_7 = {
 _OFF = dict(
     forced_capture=False, fewest_cards=False, re_bello=False, napola=Napola.OFF,
     napoleone=False, ace_sweep_scopa=False, primiera_missing_suit=MissingSuit.VOID,
-    first_dealer=FirstDealer.RANDOM,
+    first_dealer=FirstDealer.RANDOM, match_priority=True,
 )  # fmt: skip
 
-_COMMON = {"target", "forced_capture", "fewest_cards", "last_play_scopa",
+_COMMON = {"target", "forced_capture", "fewest_cards", "match_priority", "last_play_scopa",
            "scopa_wins_immediately", "first_dealer"}  # fmt: skip
 _ITALIAN_OPTIONS = _COMMON | {"primiera", "primiera_missing_suit", "re_bello", "napola",
                               "napoleone"}  # fmt: skip
@@ -145,7 +144,8 @@ def test_a_deal_that_does_not_add_up_is_refused():
 
 def test_options_keep_the_preset_and_describe_the_change():
     rules = variant("escoba", forced_capture=True, napola="sequence")
-    assert rules.capture is Capture.FIFTEEN and rules.target == 15 and rules.opening_sweep
+    assert rules.total == 15 and not (rules.match or rules.sum)
+    assert rules.target == 15 and rules.opening_sweep
     assert rules.describe() == "escoba:forced_capture=true,napola=sequence"
     assert variant("scopa-52", last_play_scopa=False).describe() == "scopa-52:last_play_scopa=false"
     assert variant("asso-piglia-tutto", ace_sweep_scopa=True).ace_sweep_scopa

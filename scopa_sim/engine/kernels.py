@@ -20,7 +20,7 @@ from scopa_sim.contract import Rules
 from scopa_sim.jit import ctpop as _ctpop
 from scopa_sim.jit import cttz as _cttz
 from scopa_sim.jit import njit
-from scopa_sim.rules import Capture, Variant
+from scopa_sim.rules import Variant
 
 
 @njit(cache=True, nogil=True)
@@ -47,15 +47,30 @@ def card_rank(c, ranks):
     return c % ranks + 1
 
 
-#: Capture rules as the kernels know them (``scopa_sim.rules.Capture``).
-MATCH_OR_SUM, FIFTEEN, ACE_TAKES_ALL = 0, 1, 2
+#: The capture rule as the kernels know it (``KernelRules.rule``): one int of bits, the kinds
+#: of capture a variant combines (``scopa_sim.rules.Variant``'s capture fields). MATCH_PRIORITY
+#: is set only with both MATCH and SUM (it plays no part otherwise); SORTED lists each card's
+#: captures in cirulla.md C8's canonical order (``Variant.canonical_capture_order``); the total
+#: (0: none) sits from bit TOTAL_SHIFT up.
+MATCH, SUM, ACE_SWEEPS, MATCH_PRIORITY, SORTED = 1, 2, 4, 8, 16
+TOTAL_SHIFT = 8
+
+#: Today's three ways of capturing as such codes, which the kernels play by their own fast paths.
+MATCH_OR_SUM = MATCH | SUM | MATCH_PRIORITY
+FIFTEEN = 15 << TOTAL_SHIFT
+ACE_TAKES_ALL = MATCH_OR_SUM | ACE_SWEEPS
 
 
-_RULE_CODES = {
-    Capture.MATCH_OR_SUM: MATCH_OR_SUM,
-    Capture.FIFTEEN: FIFTEEN,
-    Capture.ACE_TAKES_ALL: ACE_TAKES_ALL,
-}
+def capture_code(variant: Variant) -> int:
+    """``variant``'s capture kinds as the bits of ``KernelRules.rule``."""
+    code = (
+        MATCH * variant.match
+        | SUM * variant.sum
+        | ACE_SWEEPS * variant.ace_sweeps
+        | MATCH_PRIORITY * (variant.match and variant.sum and variant.match_priority)
+        | SORTED * variant.canonical_capture_order
+    )
+    return code | variant.total << TOTAL_SHIFT
 
 
 class KernelRules(Rules):
@@ -69,11 +84,11 @@ class KernelRules(Rules):
         rank_mask, rank_of, spread = row_tables(variant.pack.ranks)
         return KernelRules(
             ranks=variant.pack.ranks,
-            rule=_RULE_CODES[variant.capture],
+            rule=capture_code(variant),
             fewest=variant.fewest_cards,
             forced=variant.forced_capture,
             ace_mask=np.uint64(variant.pack.rank_mask(1)),
-            ace_no_scopa=variant.capture is Capture.ACE_TAKES_ALL and not variant.ace_sweep_scopa,
+            ace_no_scopa=variant.ace_sweeps and not variant.ace_sweep_scopa,
             rank_mask=rank_mask,
             rank_of=rank_of,
             spread=spread,
@@ -81,7 +96,9 @@ class KernelRules(Rules):
         )
 
 
-#: Deepest sum capture: a set of cards summing to at most 14 holds at most 14 cards.
+#: Deepest sum capture: the search keeps an entry per card of a set still short of its target,
+#: and cards falling short of 40 (``rules.keys.MAX_TOTAL``, the largest target) are at most 15
+#: (four aces, twos and threes, three fours).
 _MAX_DEPTH = 16
 
 
@@ -152,7 +169,8 @@ def _sum_captures(
             if depth + 1 < fewest_size:
                 fewest_size = depth + 1
         else:
-            fits = (one << np.uint64(4 * (left - r))) - one  # cards of rank up to left - r
+            # Cards of rank up to left - r (no rank is above the pack's: the shift stays < 64).
+            fits = (one << np.uint64(4 * min(left - r, ranks))) - one
             st_rem[depth + 1] = rest & fits
             st_left[depth + 1] = left - r
             st_set[depth + 1] = st_set[depth] | bit
@@ -183,6 +201,82 @@ def _put(c, taken, group, out_card, out_capture, out_group, b, cap, n):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _precedes(a, b):
+    """Whether capture ``a`` comes before ``b`` in cirulla.md C8's order (their sorted tuples of
+    ids, a prefix first): at their lowest differing card i, the set holding i comes first unless
+    the other set has no card above i (it is then a prefix)."""
+    diff = a ^ b
+    low = diff & (~diff + np.uint64(1))
+    above = ~((low << np.uint64(1)) - np.uint64(1))
+    if a & low:
+        return (b & above) != 0
+    return (a & above) == 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _sort_captures(out_card, out_capture, out_group, b, first, n):
+    """Slots ``first .. n - 1`` (one card's captures) in C8's order, each set once (a set may
+    be a capture of two kinds); returns the new count. An insertion sort: a card has few."""
+    for k in range(first + 1, n):
+        taken = out_capture[b, k]
+        j = k
+        while j > first and _precedes(taken, out_capture[b, j - 1]):
+            out_capture[b, j] = out_capture[b, j - 1]
+            j -= 1
+        out_capture[b, j] = taken
+    kept = first + 1
+    for k in range(first + 1, n):
+        if out_capture[b, k] != out_capture[b, kept - 1]:
+            out_capture[b, kept] = out_capture[b, k]
+            kept += 1
+    for k in range(kept, n):
+        out_card[b, k] = -1
+        out_capture[b, k] = np.uint64(0)
+        out_group[b, k] = -1
+    return kept
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _combined_captures(
+    c, v, table, table_rm, ranks, rank_mask, rule, fewest, out_card, out_capture, out_group,
+    b, cap, n, group, st_rem, st_left, st_set,
+):  # fmt: skip
+    """:func:`card_captures` for any combination of capture kinds (``rule``'s bits): an ace's
+    sweep of a table without an ace is its only capture (cirulla.md C3.2); otherwise the
+    matches, the sums (none past a match under MATCH_PRIORITY) and the sets making the total with
+    the card, ``fewest`` among the sums and among the totals apart; in C8's order if SORTED."""
+    one = np.uint64(1)
+    if (rule & ACE_SWEEPS) and v == 1 and (table & rank_mask[1]) == 0:
+        if table:
+            n = _put(c, table, group, out_card, out_capture, out_group, b, cap, n)
+        return n
+    first = n
+    match = table & rank_mask[v]
+    if rule & MATCH:
+        rest = match
+        while rest:
+            taken = one << np.uint64(lowest_card(rest))
+            n = _put(c, taken, group, out_card, out_capture, out_group, b, cap, n)
+            rest &= rest - one
+    if (rule & SUM) and not ((rule & MATCH_PRIORITY) and match):
+        cands = table_rm & ((one << np.uint64(4 * (v - 1))) - one)  # ranks below v
+        n = _sum_captures(
+            c, cands, v, ranks, fewest, out_card, out_capture, out_group, b, cap, n, group,
+            st_rem, st_left, st_set,
+        )  # fmt: skip
+    target = (rule >> TOTAL_SHIFT) - v  # below 1 without a total
+    if target >= 1:
+        fits = (one << np.uint64(4 * min(target, ranks))) - one
+        n = _sum_captures(
+            c, table_rm & fits, target, ranks, fewest, out_card, out_capture, out_group, b, cap,
+            n, group, st_rem, st_left, st_set,
+        )  # fmt: skip
+    if (rule & SORTED) and first + 1 < n <= cap:
+        n = _sort_captures(out_card, out_capture, out_group, b, first, n)
+    return n
+
+
+@njit(cache=True, nogil=True, inline="always")
 def card_captures(
     c, v, table, table_rm, ranks, rank_mask, rule, fewest, out_card, out_capture, out_group,
     b, cap, n, group, st_rem, st_left, st_set,
@@ -192,9 +286,17 @@ def card_captures(
     new count (unchanged when the card captures nothing). ``fewest`` applies; ``forced`` is a
     matter of the whole row (:func:`row_actions`)."""
     one = np.uint64(1)
-    if rule == FIFTEEN:
-        # Escoba: any set of one or more table cards making 15 with the played card.
-        target = 15 - v
+    if rule & SORTED:
+        return _combined_captures(
+            c, v, table, table_rm, ranks, rank_mask, rule, fewest, out_card, out_capture,
+            out_group, b, cap, n, group, st_rem, st_left, st_set,
+        )  # fmt: skip
+    if rule >> TOTAL_SHIFT:
+        # A total alone (escoba's 15): any set of one or more table cards making it with the
+        # played card, in the search's order.
+        target = (rule >> TOTAL_SHIFT) - v
+        if target < 1:
+            return n
         fits = (one << np.uint64(4 * min(target, ranks))) - one
         return _sum_captures(
             c, table_rm & fits, target, ranks, fewest, out_card, out_capture, out_group, b, cap,
@@ -212,7 +314,7 @@ def card_captures(
                 out_group[b, n] = group
             n += 1
         return n
-    if rule == ACE_TAKES_ALL and v == 1:
+    if (rule & ACE_SWEEPS) and v == 1:
         # Asso piglia tutto: with no ace on the table, an ace takes all of it.
         if table:
             if n < cap:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from scopa_sim.cards import PRIMIERA_FACE_ZERO, PRIMIERA_STANDARD, mask_of
-from scopa_sim.rules import Capture, Item, MissingSuit, Napola, PrimieraRule, Variant
+from scopa_sim.rules import Item, MissingSuit, Napola, PrimieraRule, Variant
 from scopa_sim.rules.items import TALLIES, point_columns, scoring_table
 from scopa_sim.rules.keys import DeclareRounds, MattaOpening, applies
 
@@ -169,29 +169,34 @@ def _sets_summing(variant: Variant, table, total: int, smallest: int) -> list[fr
 
 
 def captures(variant: Variant, card: int, table: frozenset[int] | set[int]) -> list[frozenset[int]]:
-    """The sets of table cards ``card`` may capture; empty when it cannot capture."""
+    """The sets of table cards ``card`` may capture; empty when it cannot capture. The variant
+    combines kinds of capture (§3, cirulla.md C3): a match, a sum, a total with the played card,
+    and the ace that sweeps a table without an ace (then its only capture)."""
     rank = variant.pack.rank
     value = rank(card)
-    if variant.capture is Capture.FIFTEEN:
-        # §7 escoba: any set of one or more table cards that makes 15 with the played card.
-        return _sets_summing(variant, table, 15 - value, smallest=1)
-    same = sorted(c for c in table if rank(c) == value)
-    if same:  # a single card of equal rank always takes precedence over a sum
-        return [frozenset([c]) for c in same]
-    if variant.capture is Capture.ACE_TAKES_ALL and value == 1:
+    if variant.ace_sweeps and value == 1 and not any(rank(c) == 1 for c in table):
         # §7 asso piglia tutto: with no ace on the table, an ace takes every table card.
         return [frozenset(table)] if table else []
-    return _sets_summing(variant, table, value, smallest=2)
+    same = sorted(c for c in table if rank(c) == value)
+    sets = [frozenset([c]) for c in same] if variant.match else []
+    if variant.sum and not (variant.match and variant.match_priority and same):
+        # A match rules out a sum under match_priority (classic): a set of two or more cards.
+        sets += _sets_summing(variant, table, value, smallest=2)
+    if variant.total > value:
+        # Escoba: a set of one or more table cards making the total with the played card.
+        sets += _sets_summing(variant, table, variant.total - value, smallest=1)
+    sets = list(dict.fromkeys(sets))  # a set two kinds capture is one capture
+    if variant.canonical_capture_order:
+        sets.sort(key=lambda s: tuple(sorted(s)))  # cirulla.md C8: by the sorted tuple of ids
+    return sets
 
 
 def is_ace_sweep(variant: Variant, card: int, taken) -> bool:
-    """An ace taking the whole table under asso piglia tutto (not an ace taking an ace)."""
+    """An ace taking table cards but no ace where aces sweep: the sweep of a table without an
+    ace (an ace capturing with an ace on the table takes it, or leaves it there)."""
     rank = variant.pack.rank
     return (
-        variant.capture is Capture.ACE_TAKES_ALL
-        and rank(card) == 1
-        and bool(taken)
-        and all(rank(c) != 1 for c in taken)
+        variant.ace_sweeps and rank(card) == 1 and bool(taken) and all(rank(c) != 1 for c in taken)
     )
 
 
@@ -271,7 +276,8 @@ def play_deal(
         scope[dealer_side] += opening
         if wins_now(dealer_side):
             unplayed = set(pack[position:])  # no hand dealt yet
-            return _stopped(variant, captured, scope, moves, opening, dealer_side, unplayed, tallies)
+            stop = (moves, opening, dealer_side, unplayed, tallies)
+            return _stopped(variant, captured, scope, *stop)
 
     for round_, hand_size in enumerate(variant.hands):
         hands = []
@@ -320,7 +326,8 @@ def play_deal(
                 if scopa and wins_now(side):
                     # §6 scopa_wins_immediately: the deal stops; only its scope count.
                     unplayed = set().union(*hands) | table | set(pack[position:])
-                    return _stopped(variant, captured, scope, moves, opening, side, unplayed, tallies)
+                    stop = (moves, opening, side, unplayed, tallies)
+                    return _stopped(variant, captured, scope, *stop)
 
     leftovers: set[int] = set()
     if last_capturer is None:

@@ -12,8 +12,10 @@ from scopa_sim.cards import PRIMIERA_STANDARD
 from scopa_sim.contract import FusedPolicy, LegalActions, Observation, Player
 from scopa_sim.engine.decisions import list_captures
 from scopa_sim.engine.kernels import (
-    ACE_TAKES_ALL,
-    FIFTEEN,
+    ACE_SWEEPS,
+    MATCH,
+    SUM,
+    TOTAL_SHIFT,
     KernelRules,
     card_rank,
     lowest_card,
@@ -68,14 +70,16 @@ def card_weights(variant: Variant) -> tuple[np.ndarray, np.ndarray]:
 @njit(cache=True, nogil=True, inline="always")
 def open_to_sweep(total, table_after, ranks, rule, ace_mask):
     """Whether the next player could take the whole of ``table_after`` (whose ranks sum to
-    ``total``) in one capture, by the capture rule: a sum up to the top rank, a sum of 5 to 14
-    in escoba (15 with the card played), or, in asso piglia tutto, any table without an ace (an
-    ace takes it all)."""
-    if rule == FIFTEEN:
-        return 1 <= 15 - total <= ranks
-    if rule == ACE_TAKES_ALL and (table_after & ace_mask) == 0:
+    ``total``) in one capture, by any kind of capture the rule enables: a card making the
+    total with it (escoba: a sum of 5 to 14 makes 15), an ace when no ace lies there (asso
+    piglia tutto), or a match of a lone card or a sum, up to the top rank."""
+    if rule >> TOTAL_SHIFT and 1 <= (rule >> TOTAL_SHIFT) - total <= ranks:
         return True
-    return total <= ranks
+    if (rule & ACE_SWEEPS) and (table_after & ace_mask) == 0:
+        return True
+    lone = (table_after & (table_after - np.uint64(1))) == 0
+    by_rank = (rule & MATCH) if lone else (rule & SUM)
+    return by_rank != 0 and total <= ranks
 
 
 @njit(cache=True, nogil=True, inline="always")

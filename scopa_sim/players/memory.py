@@ -18,7 +18,15 @@ import numpy as np
 
 from scopa_sim.contract import FusedPolicy, LegalActions, Observation, Player
 from scopa_sim.engine.decisions import listing_policy
-from scopa_sim.engine.kernels import FIFTEEN, KernelRules, card_rank, lowest_card
+from scopa_sim.engine.kernels import (
+    MATCH,
+    MATCH_PRIORITY,
+    SUM,
+    TOTAL_SHIFT,
+    KernelRules,
+    card_rank,
+    lowest_card,
+)
 from scopa_sim.jit import njit
 from scopa_sim.players.defensive import table_after
 from scopa_sim.players.tactics import (
@@ -68,17 +76,20 @@ def exposure(
         t = lowest_card(rest)
         rest &= rest - one
         r = card_rank(t, ranks)
-        takers = unseen & rank_mask[r]
-        if rule != FIFTEEN:
+        # By each kind of capture the rule enables: a match, a sum with one other table card
+        # (unless a table card matches that sum first), the rank making the total with it.
+        takers = unseen & rank_mask[r] if rule & MATCH else np.uint64(0)
+        if rule & SUM:
             others = after & ~(one << np.uint64(t))
             while others:
                 u = lowest_card(others)
                 others &= others - one
                 v = r + card_rank(u, ranks)
-                if v <= ranks and (after & rank_mask[v]) == 0:
+                if v <= ranks and not ((rule & MATCH_PRIORITY) and (after & rank_mask[v]) != 0):
                     takers |= unseen & rank_mask[v]
-        else:
-            takers = unseen & rank_mask[15 - r] if 15 - r <= ranks else np.uint64(0)
+        need = (rule >> TOTAL_SHIFT) - r
+        if rule >> TOTAL_SHIFT and 1 <= need <= ranks:
+            takers |= unseen & rank_mask[need]
         p_take = chance_holds(popcount(takers), n_unseen, next_cards)
         risk += (1.0 - p_sweep) * p_take * value[t]
     return risk

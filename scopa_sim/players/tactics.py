@@ -14,7 +14,7 @@ from functools import cache
 
 import numpy as np
 
-from scopa_sim.engine.kernels import ACE_TAKES_ALL, FIFTEEN, rank_sum
+from scopa_sim.engine.kernels import ACE_SWEEPS, MATCH, SUM, TOTAL_SHIFT, rank_sum
 from scopa_sim.jit import ctpop, njit
 from scopa_sim.rules import Variant
 
@@ -41,23 +41,23 @@ def popcount(x):
 @njit(cache=True, nogil=True, inline="always")
 def sweepers(table, unseen, ranks, rank_mask, rule, ace_mask):
     """The unseen cards that would take the whole of ``table`` in one capture (empty table:
-    none). Match-or-sum: the rank of a lone card, or the table's sum when no card on the table
-    has that rank (an equal rank would be taken alone); escoba: the rank that makes 15 with the
-    table; asso piglia tutto also: any ace, when no ace lies on the table."""
+    none), by any kind the rule enables: a match, the rank of a lone card; a sum, the table's
+    sum when no card on the table has that rank (an equal rank would be taken alone); a total
+    (escoba's 15), the rank that makes it with the table; an ace sweep, any ace when no ace
+    lies on the table."""
     if table == 0:
         return np.uint64(0)
     total = rank_sum(table, ranks)
-    if rule == FIFTEEN:
-        need = 15 - total
-        if 1 <= need <= ranks:
-            return unseen & rank_mask[need]
-        return np.uint64(0)
     out = np.uint64(0)
-    if rule == ACE_TAKES_ALL and (table & ace_mask) == 0:
+    need = (rule >> TOTAL_SHIFT) - total
+    if rule >> TOTAL_SHIFT and 1 <= need <= ranks:
+        out |= unseen & rank_mask[need]
+    if (rule & ACE_SWEEPS) and (table & ace_mask) == 0:
         out |= unseen & ace_mask
     if popcount(table) == 1:
-        return out | (unseen & rank_mask[total])
-    if total <= ranks and (table & rank_mask[total]) == 0:
+        if rule & MATCH:
+            out |= unseen & rank_mask[total]
+    elif (rule & SUM) and total <= ranks and (table & rank_mask[total]) == 0:
         out |= unseen & rank_mask[total]
     return out
 

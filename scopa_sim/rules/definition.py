@@ -25,12 +25,16 @@ from scopa_sim.rules.items import (
     standard_items,
 )
 from scopa_sim.rules.keys import (
+    CAPTURE_KINDS,
     CARD,
     HANDS,
     KEYS,
+    LEGACY_CAPTURE,
+    MAX_TOTAL,
     PACK,
     PACKS,
     SECTIONS,
+    Capture,
     RuleKey,
     RulesError,
     accepted_options,
@@ -81,9 +85,7 @@ _ITEMS_HINT = (
 
 #: Keys a designer may well try, and what the engine does instead: refused with this line.
 UNSUPPORTED = {
-    "capture.sum": "captures sum to the played card's value (match-or-sum, ace-takes-all) or to "
-    "15 with it (fifteen); another sum is not supported",
-    "capture.sums_to": "see capture.sum: another capture sum is not supported",
+    "capture.sums_to": "a capture to a total with the played card is capture.total (e.g. 15)",
     "deal.stock": "the engine deals the whole pack and leaves no stock",
     "game.ties": "at the target, the most points win and a level game plays on; another tie "
     "rule is not supported",
@@ -183,6 +185,46 @@ def _check_keys(data: Mapping, source: str) -> None:
             )
 
 
+def _without_legacy_rule(data: Mapping, source: str) -> Mapping:
+    """``data`` with the older key ``capture.rule`` (one name per combination of capture kinds,
+    as older run manifests and users' files write it) replaced by the keys it means. A file that
+    also gives one of those keys must give it the value the rule means."""
+    section = data.get("capture")
+    if not isinstance(section, Mapping) or "rule" not in section:
+        return data
+    raw = section["rule"]
+    words = [member.value for member in Capture]
+    if raw not in words:
+        raise RulesError(
+            f"{_where(source, 'capture', 'rule')} = {raw!r} is unknown; choose one of: "
+            f"{', '.join(words)} (or write the keys {', '.join(CAPTURE_KINDS)})"
+        )
+    meant = LEGACY_CAPTURE[Capture(raw)]
+    for name, value in meant.items():
+        if name in section and section[name] != value:
+            raise RulesError(
+                f"{_where(source, 'capture', name)} = {_toml_value(section[name])} contradicts "
+                f"capture.rule = {raw!r}, which means {name} = {_toml_value(value)}; drop the "
+                "older key rule"
+            )
+    capture = {k: v for k, v in section.items() if k != "rule"}
+    return {**data, "capture": {**meant, **capture}}
+
+
+def _check_captures(rules, at, source: str) -> None:
+    """Capture kinds no card could play: a total no card can make, or no kind at all."""
+    if rules.total == 1:
+        raise RulesError(
+            f"{source}: {at('total')} = 1: no capture makes it (the played card and a table "
+            f"card make 2 at least); write 2 to {MAX_TOTAL}, or 0 for no capture to a total"
+        )
+    if not (rules.match or rules.sum or rules.total or rules.ace_sweeps):
+        raise RulesError(
+            f"{source}: {at('match')}, {at('sum')}, {at('total')} and {at('ace_sweeps')} are "
+            "all off: no card could ever capture; set match = true (or another kind)"
+        )
+
+
 def _check_rules(rules: Variant, given: Mapping[str, str], source: str) -> None:
     """What the engines cannot play, named by the key that asks for it."""
 
@@ -205,6 +247,7 @@ def _check_rules(rules: Variant, given: Mapping[str, str], source: str) -> None:
             f"{rules.pack.n_cards}: it {how}; the engine deals the whole pack, so make "
             f"table_cards + players x sum(hands) = {rules.pack.n_cards}"
         )
+    _check_captures(rules, at, source)
     _check_deal_level(rules, at, source)
     for key in KEYS:
         value = getattr(rules, key.field)
@@ -258,6 +301,8 @@ def _check_deal_level(rules, at, source: str) -> None:
 def from_definition(data: Mapping, source: str, base: Mapping | None = None) -> Variant:
     """The variant ``data`` defines, on top of the definition ``base`` (a preset's, for a file
     that ``extends`` one). ``source`` names the file in every message."""
+    data = _without_legacy_rule(data, source)
+    base = base and _without_legacy_rule(base, source)
     _check_keys(data, source)
     merged = {section: dict((base or {}).get(section, {})) for section in SCHEMA}
     for section in SCHEMA:

@@ -7,7 +7,7 @@ new preset or option is described as soon as it exists; docs/rules.md explains t
 from __future__ import annotations
 
 from scopa_sim.rules.items import CONTESTED, TALLIES, Item, scoring_table
-from scopa_sim.rules.keys import applies
+from scopa_sim.rules.keys import LEGACY_CAPTURE, Capture, applies
 from scopa_sim.rules.options import OPTIONS
 from scopa_sim.rules.presets import PRESET_HELP
 from scopa_sim.rules.variant import Variant
@@ -57,6 +57,43 @@ _CAPTURE_TEXT = {
 }
 
 
+def _legacy_capture(rules) -> Capture | None:
+    """The older name of ``rules``' capture kinds, when they are one of today's three."""
+    for name, kinds in LEGACY_CAPTURE.items():
+        moot = () if rules.match and rules.sum else ("match_priority",)  # it plays no part
+        if all(getattr(rules, k) == v for k, v in kinds.items() if k not in moot):
+            return name
+    return None
+
+
+def _capture_text(rules) -> str:
+    """How a card captures, in words: today's three ways as they always read, any other
+    combination of kinds (cirulla.md C3) kind by kind."""
+    legacy = _legacy_capture(rules)
+    if legacy is not None:
+        return _CAPTURE_TEXT[legacy.value]
+    kinds = []
+    if rules.match:
+        kinds.append("one table card of the same rank")
+    if rules.sum:
+        first = rules.match and rules.match_priority
+        unless = " (unless a table card has its rank)" if first else ""
+        kinds.append(f"one set of two or more table cards summing to its value{unless}")
+    if rules.total:
+        kinds.append(f"one set of one or more table cards making {rules.total} with it")
+    text = ""
+    if kinds:
+        text = f"a played card takes {' or '.join(kinds)}, as the player chooses; otherwise it "
+        text += "stays on the table"
+    if rules.ace_sweeps:
+        sweep = (
+            "an ace played with no ace on the table takes every table card, its only capture "
+            "(with an ace there it captures as any card; on an empty table it stays)"
+        )
+        text = f"{text}; {sweep}" if text else sweep
+    return text
+
+
 def describe_variant(rules: Variant) -> str:
     """Everything about a preset, built from its data: new presets and options appear here."""
     get = getattr
@@ -86,12 +123,13 @@ def describe_variant(rules: Variant) -> str:
             f"; hands declare: three of a kind {rules.triple_points}, a hand of "
             f"{rules.low_hand} or less {rules.low_points}"
         )
-    capture = _CAPTURE_TEXT.get(_value(rules.capture), f"{_value(rules.capture)} (see {RULES_DOC})")
+    capture = _capture_text(rules)
     capture += "; a card that can capture must capture"
     if rules.forced_capture:
         capture += ", and a player who can capture must play a capturing card"
     if rules.fewest_cards:
         capture += "; a sum capture uses as few table cards as possible"
+        capture += ", and so does a total capture" if rules.total else ""
 
     scoring = ["most cards", f"most {coins}"]
     if get(rules, "most_sevens", False):
@@ -107,12 +145,13 @@ def describe_variant(rules: Variant) -> str:
         )
     else:
         scoring.append("no primiera")
-    scope = "escobas (1 each" if _value(rules.capture) == "fifteen" else "scope (1 each"
+    escoba = _legacy_capture(rules) is Capture.FIFTEEN
+    scope = "escobas (1 each" if escoba else "scope (1 each"
     if rules.last_play_scopa:
         scope += "; the last play's sweep counts"
     else:
         scope += "; not on the last play"
-    if _value(rules.capture) == "ace-takes-all":
+    if rules.ace_sweeps:
         ace = get(rules, "ace_sweep_scopa", False)
         scope += "; an ace sweep counts" if ace else "; not an ace sweep"
     scoring.append(scope + ")")

@@ -18,7 +18,10 @@ from enum import StrEnum
 from scopa_sim.cards import FRENCH_52, ITALIAN_40, Pack
 
 __all__ = [
+    "CAPTURE_KINDS",
     "KEYS",
+    "LEGACY_CAPTURE",
+    "MAX_TOTAL",
     "PACKS",
     "SECTIONS",
     "Capture",
@@ -42,11 +45,30 @@ class RulesError(ValueError):
 
 
 class Capture(StrEnum):
-    """How a played card captures (docs/rules.md §3 and §7)."""
+    """The older key ``capture.rule``: one name for each of the three combinations of capture
+    kinds the engine once knew. Still read (run manifests of older runs, users' files) and
+    translated by :data:`LEGACY_CAPTURE`; no Variant field holds it."""
 
     MATCH_OR_SUM = "match-or-sum"  # equal rank first, else a set summing to the rank
     FIFTEEN = "fifteen"  # escoba: a set summing to 15 minus the played value
     ACE_TAKES_ALL = "ace-takes-all"  # asso piglia tutto: MATCH_OR_SUM, and an ace sweeps
+
+
+#: The capture keys that say how a card captures (the rest, forced_capture and fewest_cards,
+#: restrict the choice), as ``[capture]`` writes them.
+CAPTURE_KINDS = ("match", "sum", "total", "ace_sweeps", "match_priority")
+
+#: What each value of the older ``capture.rule`` means in the keys of :data:`CAPTURE_KINDS`.
+_MATCH_OR_SUM = dict(match=True, sum=True, total=0, ace_sweeps=False, match_priority=True)
+LEGACY_CAPTURE: dict[Capture, dict[str, object]] = {
+    Capture.MATCH_OR_SUM: _MATCH_OR_SUM,
+    Capture.FIFTEEN: dict(match=False, sum=False, total=15, ace_sweeps=False, match_priority=True),
+    Capture.ACE_TAKES_ALL: {**_MATCH_OR_SUM, "ace_sweeps": True},
+}
+
+#: The largest ``capture.total``: the capture search keeps a stack entry per table card of a
+#: set, and 40 - 1 in table cards is the most a set of 15 cards (its 16 entries) can fall short.
+MAX_TOTAL = 40
 
 
 class PrimieraRule(StrEnum):
@@ -124,9 +146,7 @@ A_DECLARATION = Condition(
     "a declaration to make (declarations.low_hand or declarations.triple_points)",
 )
 DECLARING = Condition(lambda rules: rules.declarations, "declarations.declarations = true")
-ACE_TAKES_ALL = Condition(
-    lambda rules: rules.capture is Capture.ACE_TAKES_ALL, "capture.rule = 'ace-takes-all'"
-)
+ACE_SWEEPS = Condition(lambda rules: rules.ace_sweeps, "capture.ace_sweeps = true")
 
 
 @dataclass(frozen=True)
@@ -298,8 +318,26 @@ KEYS: tuple[RuleKey, ...] = (
         option=True, needs=(DECLARING, A_MATTA),
     ),
     RuleKey(
-        "capture", "rule", Capture, Capture.MATCH_OR_SUM, "how a played card captures",
-        field="capture",
+        "capture", "match", bool, True, "a played card takes one table card of its value",
+    ),
+    RuleKey(
+        "capture", "sum", bool, True,
+        "a played card takes two or more table cards summing to its value",
+    ),
+    RuleKey(
+        "capture", "total", int, 0,
+        "a played card takes one or more table cards making this total with it (escoba 15; "
+        "0: none)",
+        low=0, high=MAX_TOTAL,
+    ),
+    RuleKey(
+        "capture", "ace_sweeps", bool, False,
+        "an ace played with no ace on the table takes the whole table, its only capture",
+    ),
+    RuleKey(
+        "capture", "match_priority", bool, True,
+        "a card that can take a table card of its value may not take a sum (totals stay open)",
+        option=True,
     ),
     RuleKey(
         "capture", "forced_capture", bool, False,
@@ -307,7 +345,8 @@ KEYS: tuple[RuleKey, ...] = (
     ),
     RuleKey(
         "capture", "fewest_cards", bool, False,
-        "a sum capture must use as few table cards as possible", option=True,
+        "a sum capture must use as few table cards as possible (a total capture too, among "
+        "the totals)", option=True,
     ),
     RuleKey(
         "scoring", "settebello", CARD, None, "the card worth the settebello point, e.g. 7D",
@@ -342,7 +381,7 @@ KEYS: tuple[RuleKey, ...] = (
     RuleKey(
         "scoring", "ace_sweep_scopa", bool, False,
         "asso piglia tutto: an ace's sweep of the table is a scopa",
-        option=True, needs=(ACE_TAKES_ALL,),
+        option=True, needs=(ACE_SWEEPS,),
     ),
     RuleKey(
         "game", "target", int, 11, "points that win the game (11, 16, 21, ...)",

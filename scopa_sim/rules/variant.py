@@ -13,7 +13,6 @@ from scopa_sim.cards import Pack
 from scopa_sim.rules.items import CATEGORIES, Item
 from scopa_sim.rules.keys import (
     KEYS,
-    Capture,
     DeclareRounds,
     FirstDealer,
     MattaOpening,
@@ -41,7 +40,14 @@ class Variant:
     table_cards: int = _DEFAULT["table_cards"]
     #: Cards dealt to each player at each hand of the deal, in order.
     hands: tuple[int, ...] = _DEFAULT["hands"]
-    capture: Capture = _DEFAULT["capture"]
+    # How a card captures: any combination of the kinds (docs/rules.md §3, cirulla.md C3).
+    match: bool = _DEFAULT["match"]
+    sum: bool = _DEFAULT["sum"]
+    #: Captures of table cards making this total with the played card (escoba 15); 0: none.
+    total: int = _DEFAULT["total"]
+    ace_sweeps: bool = _DEFAULT["ace_sweeps"]
+    #: A match rules out sum captures (total captures stay open).
+    match_priority: bool = _DEFAULT["match_priority"]
     forced_capture: bool = _DEFAULT["forced_capture"]
     fewest_cards: bool = _DEFAULT["fewest_cards"]
     last_play_scopa: bool = _DEFAULT["last_play_scopa"]
@@ -132,6 +138,16 @@ class Variant:
     def side_of_seat(self, seat: int) -> int:
         """Partners sit opposite, so sides alternate round the table."""
         return seat % self.n_sides
+
+    @property
+    def canonical_capture_order(self) -> bool:
+        """Whether each card's captures are listed in cirulla.md C8's canonical order (by the
+        sorted tuple of their ids). Today's three ways of capturing (match-or-sum, with or
+        without the ace's sweep, and a total alone) keep the order of their search, so that
+        their recorded deals stay as they are; every other combination of kinds is canonical."""
+        match_or_sum = self.match and self.sum and self.match_priority and not self.total
+        total_alone = self.total and not (self.match or self.sum or self.ace_sweeps)
+        return not (match_or_sum or total_alone)
 
     @property
     def settebello(self) -> int:
