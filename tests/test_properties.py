@@ -46,13 +46,22 @@ CAT = {name: i for i, name in enumerate(CATEGORIES)}
 OPTION_SETS: dict[str, dict[str, object]] = {
     "default": {},
     "forced-target-1": {"forced_capture": True, "target": 1},  # ties at the target play on
-    "fewest-no-throw-in": {"fewest_cards": True, "throw_in": False, "last_play_scopa": False},
+    "fewest-no-throw-in": {
+        "fewest_cards": True,
+        "throw_in": False,
+        "last_play_scopa": False,
+        "opening_low": True,
+        "declarations": False,
+    },
     "face-zero-re-bello": {
         "primiera": "face_zero",
         "re_bello": True,
         "target": 16,
         "ace_sweep_scopa": True,
         "match_priority": False,
+        "matta_opening": "plain",
+        "two_aces_fifteen_stands": True,
+        "low_points": 2,
     },
     "sevens-napola-last-scopa": {
         "primiera": "most_sevens",
@@ -72,7 +81,14 @@ OPTION_SETS: dict[str, dict[str, object]] = {
         "target": 3,
         "first_dealer": "fixed",
     },
-    "ends-of-deal": {"scopa_wins_immediately": False, "last_play_scopa": False, "target": 5},
+    "ends-of-deal": {
+        "scopa_wins_immediately": False,
+        "last_play_scopa": False,
+        "target": 5,
+        "declare_rounds": "first",
+        "matta_declarations": False,
+        "triple_points": 5,
+    },
 }
 
 

@@ -53,7 +53,7 @@ def test_a_preset_file_extends_base_and_gives_only_what_differs(name):
     data = tomllib.loads(preset_text(name))
     assert data["extends"] == "base"
     base, full = defaults_definition(), definition_of(PRESETS[name])
-    given = {(s, k) for s in SCHEMA for k in data.get(s, {})}
+    given = {(s, k) for s in SCHEMA for k in data.get(s, {}) if k != "items"}  # items: a table
     differs = {(s, k) for s in SCHEMA for k in SCHEMA[s] if full[s][k] != base[s][k]}
     assert given == differs
     assert all(data[s][k] == full[s][k] for s, k in given)

@@ -34,6 +34,16 @@ _FRENCH = dict(
     opening_sweep=False, target=11, table_cards=4,
 )  # fmt: skip
 
+#: Cirulla (docs/rules.md §7): two aces throw in; the opening 15 / 30 and declarations with the
+#: matta 7C (id 16); match, sum and fifteen, the ace that sweeps (a scopa), no match priority;
+#: the cappotto (napoleone); to 51.
+_CIRULLA = dict(
+    _ITALIAN, throw_in_rank=1, throw_in_count=2, opening_fifteen=True, matta=16,
+    declarations=True, low_hand=9, low_points=3, triple_points=10, matta_declarations=True,
+    total=15, ace_sweeps=True, match_priority=False, ace_sweep_scopa=True, napoleone=True,
+    target=51,
+)  # fmt: skip
+
 #: The presets' table (docs/rules.md §7), one row per preset.
 SECTION_7 = {
     "classic": dict(_ITALIAN, n_players=2, n_sides=2, hands=(3,) * 6),
@@ -60,6 +70,10 @@ SECTION_7 = {
     "scopa-52": dict(_FRENCH, n_players=2, n_sides=2, hands=(3,) * 8),
     "scopa-52-3p": dict(_FRENCH, n_players=3, n_sides=3, hands=(3, 3, 3, 3, 4)),
     "scopa-52-4p": dict(_FRENCH, n_players=4, n_sides=4, hands=(3,) * 4),
+    **{
+        name: dict(_CIRULLA, n_players=players, n_sides=sides, hands=(3,) * (12 // players))
+        for name, players, sides in (("cirulla", 2, 2), ("cirulla-3p", 3, 3), ("cirulla-4p", 4, 2))
+    },
 }
 
 #: Options off by default in every preset (docs/rules.md §5: "all off by default in every
@@ -87,6 +101,22 @@ ACCEPTS = {
     "scopa-52": _COMMON,
     "scopa-52-3p": _COMMON,
     "scopa-52-4p": _COMMON,
+    **{
+        name: (_ITALIAN_OPTIONS - {"napola", "scopa_wins_immediately"})
+        | {
+            "throw_in",
+            "ace_sweep_scopa",
+            "matta_opening",
+            "opening_low",
+            "two_aces_fifteen_stands",
+            "declarations",
+            "low_points",
+            "triple_points",
+            "declare_rounds",
+            "matta_declarations",
+        }
+        for name in ("cirulla", "cirulla-3p", "cirulla-4p")
+    },  # fmt: skip
 }
 
 

@@ -17,6 +17,7 @@ import pytest
 from scopa_sim.cards import cards_of
 from scopa_sim.engine import reference, scoring
 from scopa_sim.rules import CATEGORIES, PRESETS, MissingSuit, Napola, PrimieraRule, variant
+from scopa_sim.rules.items import point_columns
 
 ROWS = 300
 DTYPES = {
@@ -62,20 +63,19 @@ def expected(rules, captured, scope, stopped) -> dict[str, np.ndarray]:
     """What the reference engine gives, row by row, as the arrays of ``DealScores``."""
     rows, sides = captured.shape
     out = {field: np.zeros((rows, sides), dtype) for field, dtype in DTYPES.items()}
-    out["points"] = np.zeros((rows, sides, len(CATEGORIES)), np.int16)
+    columns = point_columns(rules)
+    out["points"] = np.zeros((rows, sides, len(columns)), np.int16)
     pack = rules.pack
     for b in range(rows):
         sets = [set(cards_of(captured[b, s])) for s in range(sides)]
-        if stopped is not None and stopped[b]:  # docs/rules.md §6: the scope alone
-            points = [dict.fromkeys(CATEGORIES, 0) | {"scope": int(n)} for n in scope[b]]
-        else:
-            points = reference.score_deal(rules, sets, [int(n) for n in scope[b]])
+        is_stopped = stopped is not None and bool(stopped[b])  # docs/rules.md §6: scope alone
+        points = reference.score_deal(rules, sets, [int(n) for n in scope[b]], stopped=is_stopped)
         for s, cards in enumerate(sets):
             out["cards"][b, s] = len(cards)
             out["coins"][b, s] = sum(pack.suit(c) == 0 for c in cards)
             out["settebello"][b, s] = rules.settebello in cards
             out["primiera"][b, s] = reference.stored_primiera(rules, cards)
-            out["points"][b, s] = [points[s][name] for name in CATEGORIES]
+            out["points"][b, s] = [points[s][name] for name in columns]
     return out
 
 

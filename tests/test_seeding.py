@@ -178,7 +178,8 @@ def test_the_dealing_loop_redeals_until_a_table_is_no_throw_in():
     kings = np.where(np.arange(40) < 20, 10, 1).astype(np.int8)  # cards 0-19 "kings"
     packs, thrown = np.empty((n, 40), np.int8), np.empty(n, np.int16)
     deal_rules._deal_packs(
-        key, game, deal, seeding.pack_position_keys(40), kings, 4, True, packs, thrown,
+        key, game, deal, seeding.pack_position_keys(40), kings,
+        deal_rules.deal_rules(variant("classic")), True, packs, thrown,
         np.empty(n, np.uint64), np.empty(40, np.int64),
     )  # fmt: skip
     assert thrown.max() >= 5 and (thrown == 0).mean() > 0.5

@@ -34,6 +34,9 @@ FAMILY: dict[str, str] = {
             "scopa-52",
             "scopa-52-3p",
             "scopa-52-4p",
+            "cirulla",
+            "cirulla-3p",
+            "cirulla-4p",
         )
     },
 }

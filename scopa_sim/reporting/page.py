@@ -77,7 +77,7 @@ def _number(x) -> float | None:
 #: The kinds of headline chart: points with their intervals, or bars from zero with them.
 HEADLINE_KINDS = ("interval", "bar")
 #: The most rows a headline chart holds: it is a glance, the page has the rest.
-HEADLINE_ROWS = 12
+HEADLINE_ROWS = 16  # the family page: one bar per preset
 
 
 @dataclass(frozen=True)

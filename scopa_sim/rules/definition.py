@@ -48,6 +48,7 @@ __all__ = [
     "PACKS",
     "SCHEMA",
     "accepted_options",
+    "check_variant",
     "defaults_definition",
     "definition_of",
     "from_definition",
@@ -225,8 +226,12 @@ def _check_captures(rules, at, source: str) -> None:
         )
 
 
-def _check_rules(rules: Variant, given: Mapping[str, str], source: str) -> None:
-    """What the engines cannot play, named by the key that asks for it."""
+def _check_rules(
+    rules: Variant, given: Mapping[str, str], source: str, *, needs: bool = True
+) -> None:
+    """What the engines cannot play, named by the key that asks for it; with ``needs``, also a
+    key set where it does not apply (a file's mistake; an option that turns a rule off, such as
+    ``declarations=false``, leaves the keys that depend on it idle instead)."""
 
     def at(field: str) -> str:
         return given.get(field, field)
@@ -249,7 +254,7 @@ def _check_rules(rules: Variant, given: Mapping[str, str], source: str) -> None:
         )
     _check_captures(rules, at, source)
     _check_deal_level(rules, at, source)
-    for key in KEYS:
+    for key in KEYS if needs else ():
         value = getattr(rules, key.field)
         failed = [c for c in key.needs if not c.holds(rules)]
         if failed and value != key.off:
@@ -272,12 +277,6 @@ def _check_deal_level(rules, at, source: str) -> None:
         raise RulesError(
             f"{source}: {at('opening_fifteen')} = true with {at('opening_sweep')} = true: the "
             "opening table goes to the dealer once, as escobas or as opening points; set one false"
-        )
-    if (rules.opening_fifteen or rules.declarations) and rules.scopa_wins_immediately:
-        which = "opening_fifteen" if rules.opening_fifteen else "declarations"
-        raise RulesError(
-            f"{source}: {at(which)} = true with {at('scopa_wins_immediately')} = true is not "
-            "supported (opening and declaration points are counted at the deal's end)"
         )
     if not rules.declarations:
         return
@@ -353,6 +352,14 @@ def from_definition(data: Mapping, source: str, base: Mapping | None = None) -> 
         name, **fields, allowed_options=accepted, summary=data.get("summary", ""),
         option_defaults=tuple((k, _plain(getattr(rules, k))) for k in sorted(accepted)),
     )  # fmt: skip
+
+
+def check_variant(rules: Variant, source: str) -> None:
+    """The checks of a variant file, on a variant made otherwise (a preset or file with
+    ``--option`` values): what the engines cannot play, and a scoring table whose items
+    contradict, each one line beginning with ``source``."""
+    _check_rules(rules, {}, source, needs=False)
+    check_table(scoring_table(rules), {}, rules.pack, _where(source, "scoring", ITEMS))
 
 
 def _items(rules: Variant, raw: list, own: int, source: str) -> tuple[Item, ...]:

@@ -140,14 +140,15 @@ def standard_items(variant) -> tuple[Item, ...]:
 @cache
 def scoring_table(variant) -> tuple[Item, ...]:
     """The variant's items, resolved: :func:`standard_items` with the variant's own entries
-    (``Variant.items``) merged in: an entry naming an item changes the fields it gives, a new
-    name adds an item after the others."""
+    (``Variant.items``) merged in: an entry naming an item changes the fields it gives (or, of
+    another kind, replaces it in its place), a new name adds an item after the others."""
     table = {item.name: item for item in standard_items(variant)}
     for entry in getattr(variant, "items", ()):
         old = table.get(entry.name)
         if old is None and any(getattr(entry, key) is None for key in KINDS[entry.kind][1]):
             continue  # it changes an item the variant does not have (an option turned it off)
-        table[entry.name] = (entry if old is None else replace(old, **entry.given())).resolved()
+        same_kind = old is not None and entry.kind in (None, old.kind)
+        table[entry.name] = (replace(old, **entry.given()) if same_kind else entry).resolved()
     return tuple(table.values())
 
 
@@ -220,10 +221,7 @@ def item_from_entry(raw, pack: Pack, where: str, known: Mapping[str, Item]) -> I
         )
     kind = _word(kind, tuple(KINDS), f"{where}.kind")
     if old is not None and kind != old.kind:
-        raise RulesError(
-            f"{where}.kind = {kind!r}: {name!r} is a {old.kind} item; give another name for "
-            "an item of another kind"
-        )
+        old = None  # an item of another kind replaces the one of that name: all fields anew
     takes, needs = KINDS[kind]
     file_fields = {"name", "kind", "points", *takes}
     file_fields |= {"card"} if kind == "card" else set()

@@ -147,6 +147,16 @@ A_DECLARATION = Condition(
 )
 DECLARING = Condition(lambda rules: rules.declarations, "declarations.declarations = true")
 ACE_SWEEPS = Condition(lambda rules: rules.ace_sweeps, "capture.ace_sweeps = true")
+NO_DEAL_POINTS = Condition(
+    lambda rules: not (rules.opening_fifteen or rules.declarations),
+    "no opening_fifteen and no declarations (their points are counted at the deal's end)",
+)
+NO_COINS_SEQUENCE = Condition(
+    lambda rules: not any(
+        item.kind == "sequence" and item.suit == 0 for item in getattr(rules, "items", ())
+    ),
+    "no other sequence of coins among the scoring items (such as cirulla's piccola)",
+)
 
 
 @dataclass(frozen=True)
@@ -372,7 +382,7 @@ KEYS: tuple[RuleKey, ...] = (
     RuleKey(
         "scoring", "napola", Napola, Napola.OFF,
         "ace-2-3 of coins: 3 + the run beyond, or + every other coin",
-        option=True, needs=(ITALIAN_PACK,),
+        option=True, needs=(ITALIAN_PACK, NO_COINS_SEQUENCE),
     ),
     RuleKey(
         "scoring", "last_play_scopa", bool, False,
@@ -390,7 +400,7 @@ KEYS: tuple[RuleKey, ...] = (
     RuleKey(
         "game", "scopa_wins_immediately", bool, False,
         "a scopa that brings a side to the target wins at once, mid-deal",
-        option=True,
+        option=True, needs=(NO_DEAL_POINTS,),
     ),
     RuleKey(
         "game", "count_in_turn_order", bool, False,

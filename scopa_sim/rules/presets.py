@@ -14,14 +14,15 @@ from collections.abc import Mapping
 from dataclasses import replace
 from importlib import resources
 
-from scopa_sim.rules.definition import BASE, defaults_definition, from_definition
+from scopa_sim.rules.definition import BASE, check_variant, defaults_definition, from_definition
 from scopa_sim.rules.options import OPTIONS
 from scopa_sim.rules.variant import PRESET_DEFAULTS, RulesError, Variant
 
 #: The presets in the order they are listed (``scopa-sim variants``, docs/rules.md §7).
 PRESET_NAMES = (
     "classic", "classic-3p", "classic-4p", "classic-6p", "scopone", "scopone-scientifico",
-    "escoba", "asso-piglia-tutto", "scopa-52", "scopa-52-3p", "scopa-52-4p",
+    "escoba", "asso-piglia-tutto", "scopa-52", "scopa-52-3p", "scopa-52-4p", "cirulla",
+    "cirulla-3p", "cirulla-4p",
 )  # fmt: skip
 
 
@@ -60,4 +61,13 @@ def with_options(base: Variant, options: Mapping[str, object]) -> Variant:
                 f"{', '.join(sorted(base.allowed_options))}"
             )
         changes[key] = OPTIONS[key].parse(value)
-    return replace(base, **changes)
+    if not changes:
+        return base
+    rules = replace(base, **changes)
+    shown = ",".join(f"{key}={_text(value)}" for key, value in options.items())
+    check_variant(rules, f"{base.name} with --option {shown}")
+    return rules
+
+
+def _text(value) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)

@@ -43,12 +43,12 @@ def states_before_each_play(rules, record, *, after_last: bool = False) -> list[
     captured = [set() for _ in range(rules.n_sides)]
     scope = [0] * rules.n_sides
     last = -1
-    opening = reference.opening_sweeps(rules, table)
-    if opening:
+    sweeps = reference.opening_sweeps(rules, table)  # escoba's, counted as scope
+    if sweeps or reference.opening_units(rules, table):  # or cirulla's 15 / 30 (C2.3)
         dealer = side_of[n - 1]
         captured[dealer] |= table
         table, last = set(), dealer
-        scope[dealer] += opening
+        scope[dealer] += sweeps
     hands: list[set[int]] = [set() for _ in range(n)]
     position, played, states = rules.table_cards, set(), []
     starts = np.cumsum([0] + [size * n for size in rules.hands])
