@@ -116,7 +116,7 @@ ACCEPTS = {
             "matta_declarations",
         }
         for name in ("cirulla", "cirulla-3p", "cirulla-4p")
-    },  # fmt: skip
+    },
 }
 
 

@@ -383,8 +383,8 @@ BAD_ITEMS = {
                                                   "card items"]),
     "two most-cards": ('[[scoring.items]]\nname = "more"\nkind = "most-cards"\ntie = "each"\n',
                        ["scoring.items[0]", "'more' and 'cards'"]),
-    "another kind under a name, incomplete": ('[[scoring.items]]\nname = "settebello"\n'
-                                              'kind = "set"\n', ["scoring.items[0].cards is missing"]),
+    "another kind, incomplete": ('[[scoring.items]]\nname = "settebello"\nkind = "set"\n',
+                                 ["scoring.items[0].cards is missing"]),
     "a cap below the count": ('[[scoring.items]]\nname = "x"\nkind = "sequence"\n'
                               'suit = "coins"\ncap = 2\n', ["scoring.items[0].cap = 2", "count"]),
     "a bad name": ('[[scoring.items]]\nname = "Big Points"\nkind = "scope"\n',

@@ -151,10 +151,14 @@ NO_DEAL_POINTS = Condition(
     lambda rules: not (rules.opening_fifteen or rules.declarations),
     "no opening_fifteen and no declarations (their points are counted at the deal's end)",
 )
+
+
+def _no_coins_sequence(rules) -> bool:
+    return not any(i.kind == "sequence" and i.suit == 0 for i in getattr(rules, "items", ()))
+
+
 NO_COINS_SEQUENCE = Condition(
-    lambda rules: not any(
-        item.kind == "sequence" and item.suit == 0 for item in getattr(rules, "items", ())
-    ),
+    _no_coins_sequence,
     "no other sequence of coins among the scoring items (such as cirulla's piccola)",
 )
 
