@@ -1,7 +1,9 @@
 """Does a rule change matter?
 
-Three common rule options against classic Scopa, played in-process on the same packs (common
-random numbers) by :func:`scopa_sim.compare.compare`: the page does not read the data folder.
+Three common rule options, three house rules written as variant files and Cirulla against classic
+Scopa, played in-process by :func:`scopa_sim.compare.compare` on the same packs (common random
+numbers; Cirulla, whose throw-in differs, on packs of its own): the page does not read the data
+folder.
 """
 
 from __future__ import annotations
@@ -19,6 +21,12 @@ ARMS = (
     "classic:forced_capture=true",
     "classic:fewest_cards=true",
     "classic:last_play_scopa=true",
+    # House rules written as variant files (docs/rules.md, "Write your own variant").
+    "configs/variants/examples/settebello-2.toml",
+    "configs/variants/examples/four-aces.toml",
+    "configs/variants/examples/scopa-a-undici.toml",
+    # Cirulla, the Scopa of Genoa: another throw-in, so it is played on packs of its own.
+    "cirulla",
 )
 PLAYERS = ("greedy", "random")  # random is bound by forced_capture; greedy always captures
 MODE = "deals"
@@ -29,8 +37,10 @@ NEEDS = Needs()  # it plays its own deals
 
 QUESTION = (
     "Does a rule change matter? How do forcing captures, allowing only the fewest-card sum "
-    "capture, and scoring a sweep on the last play change points and scope per deal, and the "
-    "dealer's edge, in classic Scopa between a greedy and a random player?"
+    "capture, scoring a sweep on the last play, three house rules (the settebello worth 2, "
+    "3 points for the four aces, captures to 11 with the played card) and Cirulla change points "
+    "and scope per deal, and the dealer's edge, against classic Scopa between a greedy and a "
+    "random player?"
 )
 
 #: What the page adds to the method of ``scopa-sim compare``'s page.
@@ -94,6 +104,8 @@ def players_text(result: compare.Comparison) -> str:
 def _arm_words(arm: str) -> str:
     """An arm's label for a player: its options in words, without the preset
     (``classic:forced_capture=true`` is "forced capture", ``target=16`` "target 16")."""
+    if arm.endswith(".toml"):
+        return Path(arm).stem  # a house rule's file: its name
     if ":" not in arm:
         return arm
     words = []

@@ -94,6 +94,8 @@ def deal_key(rules: Variant) -> tuple:
     options such as the capture rule, scoring, target or first dealer do not enter.
     """
     throw_in = deal_rules.throws_in(rules)
+    if throw_in:  # which tables are thrown in: kings (3 or more), aces (2 or more), ...
+        throw_in = (rules.throw_in_rank, rules.throw_in_count, rules.two_aces_fifteen_stands)
     return (rules.pack.name, rules.n_players, rules.table_cards, rules.hands, throw_in)
 
 
@@ -107,8 +109,10 @@ def difference_reason(base: Variant, other: Variant) -> str:
         reasons.append(f"{b[1]} players, not {a[1]}")
     if a[2:4] != b[2:4] and a[:2] == b[:2]:  # other packs or players deal otherwise anyway
         reasons.append("another deal (table cards and hands)")
-    if a[4] != b[4]:
+    if bool(a[4]) != bool(b[4]):
         reasons.append(f"throw-in {'on' if b[4] else 'off'}, not {'on' if a[4] else 'off'}")
+    elif a[4] != b[4]:
+        reasons.append("another throw-in (other tables are dealt again)")
     return "; ".join(reasons)
 
 

@@ -122,6 +122,22 @@ def test_c9_5_an_ace_onto_an_empty_table_stays_and_the_next_takes_it():
     assert captures_of(cirulla(), 30, {0}) == [(0,)]
 
 
+def test_c9_6_the_matta_in_play_is_a_plain_seven():
+    """Table 3s 4c Jd, the 7h (the matta, id 16) played in the preset: by default a plain seven,
+    so the Jd by fifteen (7 + 8) or 3s 4c by sum (3 + 4), in C8's order."""
+    rules = PRESETS["cirulla"]
+    assert rules.matta == 16
+    assert captures_of(rules, 16, {22, 33, 7}) == [(7,), (22, 33)]
+
+
+def test_the_presets_capture_as_the_worked_examples():
+    """The cirulla presets are the combination the worked examples use."""
+    for name in ("cirulla", "cirulla-3p", "cirulla-4p"):
+        rules = PRESETS[name]
+        assert kernels.KernelRules.of(rules).rule == kernels.KernelRules.of(cirulla()).rule
+        assert captures_of(rules, 36, {21, 34, 26, 17}) == [(17,), (21, 34), (26,)]
+
+
 def test_fewest_cards_applies_among_sums_and_among_totals_apart():
     """cirulla.md C3.3: ``fewest_cards`` keeps the sums with the fewest cards, and the totals
     with the fewest apart. The 6D onto AD 2D 3D 4B 5B: sums AD 5B, 2D 4B, AD 2D 3D; totals (9

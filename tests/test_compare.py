@@ -309,6 +309,10 @@ def test_workers_and_chunks_do_not_change_the_result(monkeypatch):
         ("classic", "classic-4p", False, "4 players, not 2"),
         ("classic-4p", "scopone", False, "another deal"),
         ("scopa-52", "scopa-52-4p", False, "4 players, not 2"),
+        ("classic", "cirulla", False, "another throw-in"),  # two aces, not three kings
+        ("cirulla", "cirulla:two_aces_fifteen_stands=true", False, "another throw-in"),
+        ("cirulla", "cirulla:declarations=false,match_priority=true", True, ""),
+        ("classic:throw_in=false", "cirulla:throw_in=false", True, ""),
     ],
 )
 def test_arms_are_paired_only_when_they_deal_alike(base, other, paired, reason):

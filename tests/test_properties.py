@@ -38,6 +38,7 @@ from scopa_sim.rules import (
     PrimieraRule,
     variant,
 )
+from scopa_sim.rules.items import TALLIES, point_columns, scoring_table
 
 CAT = {name: i for i, name in enumerate(CATEGORIES)}
 
@@ -160,7 +161,8 @@ def check_deals(v, captured, scope, points, stopped, leftovers=None) -> None:
     scope = np.asarray(scope, np.int64)
     stopped = np.asarray(stopped, bool)
     d, s = captured.shape
-    assert points.shape == (d, s, len(CATEGORIES))
+    columns = point_columns(v)
+    assert points.shape == (d, s, len(columns))
     pack = v.pack
     full = np.uint64(pack.full_mask)
     played_out = ~stopped
@@ -186,7 +188,7 @@ def check_deals(v, captured, scope, points, stopped, leftovers=None) -> None:
     assert (points >= 0).all() and (scope >= 0).all()
     np.testing.assert_array_equal(points[:, :, CAT["scope"]], scope)
     # A stopped deal scores its scope alone (docs/rules.md §6), and a scopa stopped it.
-    others = [CAT[c] for c in CATEGORIES if c != "scope"]
+    others = [i for i, c in enumerate(columns) if c != "scope" and c not in TALLIES]
     assert not points[stopped][:, :, others].any(), "a stopped deal scored more than its scope"
     assert (scope[stopped].sum(axis=1) > 0).all()
 
@@ -248,10 +250,25 @@ def check_deals(v, captured, scope, points, stopped, leftovers=None) -> None:
     # re bello and napola when switched on (docs/rules.md §8).
     basic = points[:, :, [CAT[c] for c in ("cards", "coins", "settebello", "primiera", "sevens")]]
     assert (basic.sum(axis=(1, 2)) <= 4).all()
+    # A variant's own items (cirulla's grande and piccola; tallies apart): the cards of one side
+    # each (disjoint piles), and at most their points x their length (cirulla.md C10: 4 + 5 + 6).
+    own = {item.name: item for item in scoring_table(v) if item.name not in CATEGORIES}
+    extra = 0
+    for name, item in own.items():
+        col = points[:, :, columns.index(name)]
+        if item.kind in ("card", "set", "sequence"):
+            assert ((col > 0).sum(axis=1) <= 1).all(), f"{name} to more than one side"
+        if item.kind in TALLIES:
+            assert (col % max(item.points, 1) == 0).all(), f"{name}: not whole units"
+            continue
+        longest = (item.cap or pack.ranks) if item.kind == "sequence" else 1
+        extra += item.points * longest
     no_scope = scope.sum(axis=1) == 0
-    bound = 4 + int(v.re_bello) + (10 if v.napola is not Napola.OFF else 0)
-    assert (points.sum(axis=(1, 2))[no_scope] <= bound).all()
-    if not v.re_bello and v.napola is Napola.OFF:
+    tallied = [columns.index(n) for n in own if own[n].kind in TALLIES]
+    without = points.sum(axis=(1, 2)) - points[:, :, tallied].sum(axis=(1, 2))
+    bound = 4 + int(v.re_bello) + (10 if v.napola is not Napola.OFF else 0) + extra
+    assert (without[no_scope] <= bound).all()
+    if not v.re_bello and v.napola is Napola.OFF and not own:
         assert (points.sum(axis=(1, 2))[no_scope] <= 4).all()
 
 
@@ -261,12 +278,12 @@ def check_against_reference_scoring(v, out, rows) -> None:
     for row in rows:
         sets = [set(cards_of(m)) for m in out.captured[row]]
         scope = [int(x) for x in out.scope[row]]
-        if out.stopped[row]:
-            expected = [{**dict.fromkeys(CATEGORIES, 0), "scope": k} for k in scope]
-        else:
-            expected = reference.score_deal(v, sets, scope)
-        got = [{c: int(out.points[row, side, i]) for i, c in enumerate(CATEGORIES)} for side in
-               range(len(sets))]  # fmt: skip
+        expected = reference.score_deal(v, sets, scope, stopped=bool(out.stopped[row]))
+        got = [{c: int(out.points[row, side, i]) for i, c in enumerate(point_columns(v))}
+               for side in range(len(sets))]  # fmt: skip
+        for points in (*expected, *got):  # the tallies are the pack's, not the piles': apart
+            for name in TALLIES:
+                points.pop(name, None)
         assert got == expected, f"row {row}: {got} != reference {expected}"
         stored = [reference.stored_primiera(v, cards) for cards in sets]
         assert out.primiera[row].tolist() == stored, f"row {row}: primiera column"
@@ -284,7 +301,7 @@ def check_outcome_columns(v, out) -> None:
         assert not out.redeals.any()
     frame = out.to_frame()
     assert frame.height == len(out) * out.n_sides
-    by_category = sum(frame[f"pt_{c}"].to_numpy().astype(np.int64) for c in CATEGORIES)
+    by_category = sum(frame[f"pt_{c}"].to_numpy().astype(np.int64) for c in point_columns(v))
     np.testing.assert_array_equal(by_category, frame["points"].to_numpy())
     np.testing.assert_array_equal(frame["points"].to_numpy(), out.totals.ravel())
     np.testing.assert_array_equal(frame["primiera"].to_numpy(), out.primiera.ravel())
@@ -349,7 +366,7 @@ def deal_result(v, out, row, before) -> reference.DealResult:
         assert len(reached) == 1, f"row {row}: which scopa stopped the deal? {reached}"
         stopped_by = reached[0]
     points = [
-        {c: int(out.points[row, side, i]) for i, c in enumerate(CATEGORIES)}
+        {c: int(out.points[row, side, i]) for i, c in enumerate(point_columns(v))}
         for side in range(v.n_sides)
     ]
     return reference.DealResult(
@@ -497,8 +514,10 @@ def test_reference_deal_properties(name, opts, seed):
         pack = rng.sample(all_cards, len(all_cards))
         before = [rng.randrange(v.target + 2) for _ in range(v.n_sides)]
         result = reference.play_deal(v, pack, choose, scores=before)
-        kings = sum(v.pack.rank(c) == 10 for c in pack[: v.table_cards])
-        assert result.throw_in == (v.throw_in and kings >= 3)
+        table = pack[: v.table_cards]
+        ranked = sum(v.pack.rank(c) == v.throw_in_rank for c in table)  # kings, or aces
+        stands = v.two_aces_fifteen_stands and reference.fifteen_units(v, table) > 0
+        assert result.throw_in == (v.throw_in and ranked >= v.throw_in_count and not stands)
         if result.throw_in:
             assert not result.moves
             continue
@@ -514,8 +533,9 @@ def test_reference_deal_properties(name, opts, seed):
         # Scope counted from the moves (and the opening escobas); a sweep on the last play
         # only with last_play_scopa.
         per_side = [0] * v.n_sides
-        per_side[dealer_side] += result.opening
-        assert result.opening == reference.opening_sweeps(v, pack[: v.table_cards])
+        per_side[dealer_side] += result.opening if v.opening_sweep else 0  # cirulla's: apart
+        taken = reference.opening_sweeps(v, table) or reference.opening_units(v, table)
+        assert result.opening == taken
         for m in result.moves:
             assert not m.scopa or m.captured, "a scopa without a capture"
             per_side[v.side_of_seat(m.seat)] += m.scopa
@@ -544,12 +564,12 @@ def test_reference_deal_properties(name, opts, seed):
             assert result.stopped_by == last_side
             assert reference.winner_after_deal(v, before, result) == result.stopped_by
             assert result.points == [
-                {**dict.fromkeys(CATEGORIES, 0), "scope": k} for k in result.scope
+                {**dict.fromkeys(point_columns(v), 0), "scope": k} for k in result.scope
             ]
         assert result.totals == [sum(p.values()) for p in result.points]
         captured.append([mask_of(c) for c in result.captured])
         scope.append(result.scope)
-        points.append([[p[c] for c in CATEGORIES] for p in result.points])
+        points.append([[p[c] for c in point_columns(v)] for p in result.points])
         leftovers.append(mask_of(result.leftovers))
         stopped.append(result.stopped_by is not None)
     if captured:
@@ -564,14 +584,13 @@ def test_reference_deal_properties(name, opts, seed):
 
 
 def test_throw_in_pack():
-    """Three kings among the four table cards: the deal is thrown in (unless switched off, or
-    the preset has no throw-in)."""
-    kings = [9, 19, 29]
-    rest = [c for c in range(40) if c not in kings]
-    pack = [*kings, *rest]
+    """Three kings among the four table cards (two aces in cirulla): the deal is thrown in
+    (unless switched off, or the preset has no throw-in)."""
     for name, rules in PRESETS.items():
         if rules.pack.n_cards != 40:
             continue
+        ranked = [10 * suit + rules.throw_in_rank - 1 for suit in range(rules.throw_in_count)]
+        pack = [*ranked, *(c for c in range(40) if c not in ranked)]
         v = variant(name)
         players = ["random"] * v.n_sides
         thrown = "throw_in" in rules.allowed_options

@@ -332,7 +332,7 @@ def test_the_worked_files_of_the_docs_are_the_shipped_examples():
     text = (ROOT / "docs" / "rules.md").read_text()
     section = text.split("## Write your own variant", 1)[1].split("\n## ", 1)[0]
     blocks = [b.split("```", 1)[0] for b in section.split("```toml\n")[1:]]
-    assert len(blocks) == 3 == len(EXAMPLES)
+    assert len(blocks) == 6 == len(EXAMPLES)
     shown = {parse_variant_file(b, "docs").name: parse_variant_file(b, "docs") for b in blocks}
     for path in EXAMPLES:
         shipped = load_variant_file(path)

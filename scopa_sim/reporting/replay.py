@@ -134,9 +134,9 @@ def replay_deal(record, number: int = 1, variant_words=None) -> dict:
     table = set(record.pack[: rules.table_cards])
     captured: list[set[int]] = [set() for _ in range(sides)]
     scope = [0] * sides
-    if record.opening:  # escoba: the opening table went to the dealer's side
-        captured[seat_sides[n - 1]] |= table
-        scope[seat_sides[n - 1]] += record.opening
+    if record.opening:  # the opening table went to the dealer's side (escoba's escobas are
+        captured[seat_sides[n - 1]] |= table  # scope; cirulla's 15 / 30 its opening points)
+        scope[seat_sides[n - 1]] += record.opening if rules.opening_sweep else 0
         table = set()
     hands: list[set[int]] = [set() for _ in range(n)]
     played: set[int] = set()

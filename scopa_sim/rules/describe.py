@@ -107,7 +107,9 @@ def describe_variant(rules: Variant) -> str:
     deal = f"{pack.name} pack ({pack.n_cards} cards); {table}; {_hands(rules.hands)}"
     if applies(rules, "throw_in"):
         rank, count = get(rules, "throw_in_rank", 10), get(rules, "throw_in_count", 3)
-        what = "3 or 4 kings" if (rank, count) == (10, 3) else f"{count} or more of rank {rank}"
+        names = {1: "aces", 7: "sevens", 8: "fanti", 9: "cavalli", 10: "kings"}
+        cards = names.get(rank, f"cards of rank {rank}")
+        what = "3 or 4 kings" if (rank, count) == (10, 3) else f"{count} or more {cards}"
         deal += f"; throw-in ({what} on the table): {'on' if rules.throw_in else 'off'}"
     else:
         deal += "; no throw-in"
@@ -191,7 +193,8 @@ def describe_variant(rules: Variant) -> str:
         f"  players:  {who}",
         f"  deal:     {deal}",
         f"  capture:  {capture}",
-        f"  scoring:  {', '.join(scoring)}; {ties}",
+        # With [[scoring.items]] of its own the variant's table below says it all.
+        *([] if get(rules, "items", ()) else [f"  scoring:  {', '.join(scoring)}; {ties}"]),
         "  points (the scoring table; [[scoring.items]] in a variant file changes it):",
         *(f"    pt_{item.name}  {item_text(item, pack)}" for item in scoring_table(rules)),
         f"  target:   {rules.target}",
