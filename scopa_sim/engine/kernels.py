@@ -236,7 +236,7 @@ def _sort_captures(out_card, out_capture, out_group, b, first, n):
     return kept
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _combined_captures(
     c, v, table, table_rm, ranks, rank_mask, rule, fewest, out_card, out_capture, out_group,
     b, cap, n, group, st_rem, st_left, st_set,
