@@ -67,7 +67,16 @@ CONFIGS = [(name, {}) for name in PRESETS] + [
     ("classic", {"napola": "trentino", "primiera": "face_zero"}),
     ("classic", {"scopa_wins_immediately": True, "target": 1, "napoleone": True}),
     ("classic-3p", {"forced_capture": True, "napola": "sequence", "last_play_scopa": True}),
-    ("classic-4p", {"fewest_cards": True, "re_bello": True, "primiera_missing_suit": "zero"}),
+    (
+        "classic-4p",
+        {
+            "fewest_cards": True,
+            "re_bello": True,
+            "primiera_missing_suit": "zero",
+            "grande_points": 5,
+            "piccola_max": 6,
+        },
+    ),
     ("classic-6p", {"forced_capture": True, "primiera": "most_sevens", "napola": "trentino"}),
     ("scopone", {"re_bello": True, "napola": "sequence", "napoleone": True}),
     ("scopone-scientifico", {"re_bello": True, "napola": "trentino", "first_dealer": "fixed"}),

@@ -46,7 +46,8 @@ CAT = {name: i for i, name in enumerate(CATEGORIES)}
 #: (docs/rules.md §7); together they switch every option at least once.
 OPTION_SETS: dict[str, dict[str, object]] = {
     "default": {},
-    "forced-target-1": {"forced_capture": True, "target": 1},  # ties at the target play on
+    # Ties at the target play on; cirulla's grande and piccola on the classic presets too.
+    "forced-target-1": {"forced_capture": True, "target": 1, "grande_points": 4, "piccola_max": 5},
     "fewest-no-throw-in": {
         "fewest_cards": True,
         "throw_in": False,

@@ -41,7 +41,7 @@ _CIRULLA = dict(
     _ITALIAN, throw_in_rank=1, throw_in_count=2, opening_fifteen=True, matta=16,
     declarations=True, low_hand=9, low_points=3, triple_points=10, matta_declarations=True,
     total=15, ace_sweeps=True, match_priority=False, ace_sweep_scopa=True, napoleone=True,
-    target=51,
+    target=51, grande_points=5, piccola_max=6,
 )  # fmt: skip
 
 #: The presets' table (docs/rules.md §7), one row per preset.
@@ -81,13 +81,13 @@ SECTION_7 = {
 _OFF = dict(
     forced_capture=False, fewest_cards=False, re_bello=False, napola=Napola.OFF,
     napoleone=False, ace_sweep_scopa=False, primiera_missing_suit=MissingSuit.VOID,
-    first_dealer=FirstDealer.RANDOM, match_priority=True,
+    first_dealer=FirstDealer.RANDOM, match_priority=True, grande_points=0, piccola_max=0,
 )  # fmt: skip
 
 _COMMON = {"target", "forced_capture", "fewest_cards", "match_priority", "last_play_scopa",
            "scopa_wins_immediately", "first_dealer"}  # fmt: skip
 _ITALIAN_OPTIONS = _COMMON | {"primiera", "primiera_missing_suit", "re_bello", "napola",
-                              "napoleone"}  # fmt: skip
+                              "napoleone", "grande_points", "piccola_max"}  # fmt: skip
 #: docs/rules.md §7, "Options and their defaults": the options each preset accepts.
 ACCEPTS = {
     "classic": _ITALIAN_OPTIONS | {"throw_in"},

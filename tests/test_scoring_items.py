@@ -27,6 +27,7 @@ from scopa_sim.rules import (
     load_variant_file,
     point_columns,
     scoring_table,
+    variant,
 )
 from scopa_sim.rules.definition import from_definition, to_toml
 from scopa_sim.rules.items import TALLIES
@@ -434,3 +435,21 @@ def test_an_entry_of_another_kind_replaces_the_item_in_its_place():
     assert table["cards"].kind == "at-least" and table["cards"].count == 21
     assert table["coins"].kind == "at-least" and table["coins"].suit == 0
     assert point_columns(rules)[:2] == ("cards", "coins")
+
+
+def test_grande_and_piccola_are_options_on_the_italian_presets():
+    """cirulla.md C6's grande_points and piccola_max: options of cirulla and of classic (off
+    there by default), scored as the set and the run they are; a piccola below its ace-2-3 and
+    one beside the napola are refused."""
+    pack = PRESETS["classic"].pack
+    rules = variant("classic", grande_points=4, piccola_max=5)
+    assert point_columns(rules) == (*CATEGORIES, "grande", "piccola")
+    piles = [cards(pack, "AD 2D 3D 4D 5D 6D FD CD RD"), set()]
+    points = both(rules, piles, [0, 0])
+    assert (points[0]["grande"], points[0]["piccola"]) == (4, 5)  # the run capped at 5
+    cirulla = variant("cirulla", grande_points=3, piccola_max=7)
+    assert [(p["grande"], p["piccola"]) for p in both(cirulla, piles, [0, 0])] == [(3, 6), (0, 0)]
+    with pytest.raises(RulesError, match="piccola_max = 2: the piccola starts"):
+        variant("classic", piccola_max=2)
+    with pytest.raises(RulesError, match="'piccola' and 'napola'"):
+        variant("classic", piccola_max=6, napola="sequence")

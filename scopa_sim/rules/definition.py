@@ -72,6 +72,7 @@ LATER_KEYS = frozenset(
                   "matta_opening", "opening_low", "two_aces_fifteen_stands")),
         ("declarations", ("declarations", "low_hand", "low_points", "triple_points",
                           "declare_rounds", "matta_declarations")),
+        ("scoring", ("grande_points", "piccola_max")),
     )
     for name in names
 )  # fmt: skip
@@ -254,6 +255,7 @@ def _check_rules(
         )
     _check_captures(rules, at, source)
     _check_deal_level(rules, at, source)
+    _check_scoring(rules, at, source)
     for key in KEYS if needs else ():
         value = getattr(rules, key.field)
         failed = [c for c in key.needs if not c.holds(rules)]
@@ -263,6 +265,15 @@ def _check_rules(
                 f"{source}: {at(key.field)} needs {failed[0].needs}; set it to "
                 f"{str(off).lower() if isinstance(off, bool) else off}"
             )
+
+
+def _check_scoring(rules, at, source: str) -> None:
+    """A piccola shorter than the ace, 2 and 3 it starts with."""
+    if 0 < rules.piccola_max < 3:
+        raise RulesError(
+            f"{source}: {at('piccola_max')} = {rules.piccola_max}: the piccola starts with the "
+            "ace, 2 and 3 of coins; write 3 to 10, or 0 for no piccola"
+        )
 
 
 def _check_deal_level(rules, at, source: str) -> None:

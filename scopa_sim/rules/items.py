@@ -134,6 +134,11 @@ def standard_items(variant) -> tuple[Item, ...]:
         items.append(Item("low", "low", points=getattr(variant, "low_points", 0)))
     if getattr(variant, "declarations", False) and getattr(variant, "triple_points", 0) > 0:
         items.append(Item("triple", "triple", points=variant.triple_points))
+    if variant.grande_points:  # cirulla's: fante, cavallo and re of coins held together
+        grande = tuple(variant.pack.card(0, rank) for rank in (8, 9, 10))
+        items.append(Item("grande", "set", points=variant.grande_points, cards=grande))
+    if variant.piccola_max:  # cirulla's: ace, 2, 3 of coins, then the run, capped
+        items.append(Item("piccola", "sequence", suit=0, count=3, cap=variant.piccola_max))
     return tuple(item.resolved() for item in items)
 
 

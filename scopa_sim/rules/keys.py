@@ -153,13 +153,20 @@ NO_DEAL_POINTS = Condition(
 )
 
 
-def _no_coins_sequence(rules) -> bool:
-    return not any(i.kind == "sequence" and i.suit == 0 for i in getattr(rules, "items", ()))
+def _coins_sequences(rules) -> int:
+    """The scoring items that are runs of coins from the ace: the napola, the piccola and a
+    file's own ``sequence`` items of coins."""
+    own = sum(i.kind == "sequence" and i.suit == 0 for i in getattr(rules, "items", ()))
+    return own + (rules.napola is not Napola.OFF) + (getattr(rules, "piccola_max", 0) > 0)
 
 
 NO_COINS_SEQUENCE = Condition(
-    _no_coins_sequence,
-    "no other sequence of coins among the scoring items (such as cirulla's piccola)",
+    lambda rules: _coins_sequences(rules) - (rules.napola is not Napola.OFF) == 0,
+    "no other run of coins among the scoring items (such as cirulla's piccola)",
+)
+NO_NAPOLA = Condition(
+    lambda rules: _coins_sequences(rules) - (getattr(rules, "piccola_max", 0) > 0) == 0,
+    "no other run of coins among the scoring items (such as the napola)",
 )
 
 
@@ -387,6 +394,16 @@ KEYS: tuple[RuleKey, ...] = (
         "scoring", "napola", Napola, Napola.OFF,
         "ace-2-3 of coins: 3 + the run beyond, or + every other coin",
         option=True, needs=(ITALIAN_PACK, NO_COINS_SEQUENCE),
+    ),
+    RuleKey(
+        "scoring", "grande_points", int, 0,
+        "points for the fante, cavallo and re of coins held together (cirulla's grande; 0: none)",
+        option=True, needs=(ITALIAN_PACK,), low=0, high=20,
+    ),
+    RuleKey(
+        "scoring", "piccola_max", int, 0,
+        "cirulla's piccola: ace-2-3 of coins 3, +1 a coin of the run up to this length (0: none)",
+        option=True, needs=(ITALIAN_PACK, NO_NAPOLA), low=0, high=10,
     ),
     RuleKey(
         "scoring", "last_play_scopa", bool, False,

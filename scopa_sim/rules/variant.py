@@ -80,6 +80,10 @@ class Variant:
     most_sevens: bool = _DEFAULT["most_sevens"]  # scopa-52's "most sevens" point
     re_bello: bool = _DEFAULT["re_bello"]
     napola: Napola = _DEFAULT["napola"]
+    #: Cirulla's grande (fante, cavallo and re of coins held together): its points, 0: none.
+    grande_points: int = field(default=_DEFAULT["grande_points"], repr=False)
+    #: Cirulla's piccola (ace, 2, 3 of coins and the run beyond): its longest run, 0: none.
+    piccola_max: int = field(default=_DEFAULT["piccola_max"], repr=False)
     napoleone: bool = _DEFAULT["napoleone"]
     # The game.
     target: int = _DEFAULT["target"]
@@ -180,7 +184,7 @@ _SHOWN_WHEN_SET = frozenset(
     (
         "throw_in_rank", "throw_in_count", "opening_fifteen", "matta", "matta_opening",
         "opening_low", "two_aces_fifteen_stands", "declarations", "low_hand", "low_points",
-        "triple_points", "declare_rounds", "matta_declarations",
+        "triple_points", "declare_rounds", "matta_declarations", "grande_points", "piccola_max",
     )
 )  # fmt: skip
 
