@@ -1653,9 +1653,10 @@ def test_first_dealer_option():
 
 
 def test_every_option_has_a_behaviour_test():
-    """Guard: the options this file checks, and the deal-level ones tests/test_declarations.py
-    checks, are exactly scopa_sim.rules.OPTIONS (low_points and triple_points are scored by the
-    scoring table: their points are tested there)."""
+    """Guard: the options this file checks, the deal-level ones tests/test_declarations.py
+    checks and the scoring ones tests/test_scoring_items.py checks are exactly
+    scopa_sim.rules.OPTIONS (low_points and triple_points are scored by the scoring table: their
+    points are tested there)."""
     checked = {
         "target", "throw_in", "forced_capture", "fewest_cards", "primiera",
         "primiera_missing_suit", "last_play_scopa", "re_bello", "napola", "napoleone",
@@ -1665,7 +1666,8 @@ def test_every_option_has_a_behaviour_test():
         "matta_opening", "opening_low", "two_aces_fifteen_stands", "declarations",
         "low_points", "triple_points", "declare_rounds", "matta_declarations",
     }  # fmt: skip
-    assert set(OPTIONS) == checked | in_test_declarations
+    in_test_scoring_items = {"grande_points", "piccola_max"}  # cirulla's grande and piccola
+    assert set(OPTIONS) == checked | in_test_declarations | in_test_scoring_items
 
 
 def test_unknown_variant_names_the_choices():
