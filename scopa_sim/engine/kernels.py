@@ -128,6 +128,16 @@ def rank_major_bit(c, ranks):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _clear_slots(out_card, out_capture, out_group, b, start, end):
+    """Slots ``start .. end - 1`` of row ``b`` back to padding (card -1, capture 0, group -1),
+    after a filter has kept fewer actions than it found."""
+    for k in range(start, end):
+        out_card[b, k] = -1
+        out_capture[b, k] = np.uint64(0)
+        out_group[b, k] = -1
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _sum_captures(
     c, cands, target, ranks, fewest, out_card, out_capture, out_group, b, cap, n, group,
     st_rem, st_left, st_set,
@@ -182,10 +192,7 @@ def _sum_captures(
                 out_card[b, kept] = out_card[b, k]
                 out_capture[b, kept] = out_capture[b, k]
                 kept += 1
-        for k in range(kept, n):
-            out_card[b, k] = -1
-            out_capture[b, k] = np.uint64(0)
-            out_group[b, k] = -1
+        _clear_slots(out_card, out_capture, out_group, b, kept, n)
         n = kept
     return n
 
@@ -229,10 +236,7 @@ def _sort_captures(out_card, out_capture, out_group, b, first, n):
         if out_capture[b, k] != out_capture[b, kept - 1]:
             out_capture[b, kept] = out_capture[b, k]
             kept += 1
-    for k in range(kept, n):
-        out_card[b, k] = -1
-        out_capture[b, k] = np.uint64(0)
-        out_group[b, k] = -1
+    _clear_slots(out_card, out_capture, out_group, b, kept, n)
     return kept
 
 
@@ -417,10 +421,7 @@ def row_actions_rm(
                 out_capture[b, kept] = out_capture[b, k]
                 out_group[b, kept] = group
                 kept += 1
-        for k in range(kept, n):
-            out_card[b, k] = -1
-            out_capture[b, k] = np.uint64(0)
-            out_group[b, k] = -1
+        _clear_slots(out_card, out_capture, out_group, b, kept, n)
         n = kept
     return n
 
