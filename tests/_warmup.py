@@ -2,13 +2,16 @@
 
 Why: numba compiles a kernel on its first call and keeps it in its on-disk cache, but two pytest
 workers starting on a cold cache (a fresh clone, as on CI) each compile every kernel they touch:
-the same few minutes of CPU twice. Here two processes split the work instead, one compiling the
-fused engine's kernels of lineups with random, the other those of one policy alone and the
-rest, and the lockstep engine and the compiled players' batch kernels; then one more process
-compiles the search players' kernels, which roll out on the fused engine, and another the
-bounds-checked kernel over every policy. The workers then load the kernels from the cache. A
-kernel this misses is compiled by the worker that needs it, as before: the warm-up changes how
-long the suite takes, never what it tests.
+the same few minutes of CPU twice. Here the work is cut into parts (:data:`PARTS`) that
+``conftest.py`` runs two at a time, each in a process of its own, in the order of
+:data:`SCHEDULE`, a part starting when the part it needs has ended: the fused kernels the
+search players roll out on, then the search players' kernels; the other fused kernels (one per
+set of policies a lineup of the suite seats, ``engine/fused.py``) in three parts; the lockstep
+engine with the compiled players' batch kernels; the bounds-checked kernel over every policy.
+The last part writes pytest's rewritten test modules to ``__pycache__`` (the workers, started
+afterwards, load them instead of each rewriting every assert again). The workers then load the
+kernels from the cache. A kernel this misses is compiled by the worker that needs it, as before:
+the warm-up changes how long the suite takes, never what it tests.
 
 ``python tests/_warmup.py PART`` runs one part; ``conftest.py`` runs them all.
 """
@@ -21,28 +24,29 @@ COMPILED = ("random", "greedy", "defensive", "memory", "chitarrella")
 CAUTIOUS = "examples.compiled_cautious:CompiledCautiousPlayer"
 
 #: The lineups whose fused kernels the suite plays (a kernel per set of policies, engine/fused.py),
-#: split between the two parts that run at once; a 3- or 4-policy set is played in a preset with
-#: that many sides.
+#: by part; a 3- or 4-policy set is played in a preset with that many sides. "rollouts" holds the
+#: kernels the search players roll out on (greedy's alone, and random with greedy for the mix).
 FUSED_KERNELS = {
+    "rollouts": (("greedy",), ("random", "greedy")),
     "fused": (
-        ("random", "greedy"),
         ("memory", "random"),
         ("defensive", "random"),
         ("chitarrella", "random"),
         (CAUTIOUS, "random"),
         (CAUTIOUS,),
+    ),
+    "mixed": (
         ("greedy", "memory"),
         ("chitarrella", "memory"),
+        ("chitarrella", "defensive", "memory"),
+        ("chitarrella", "defensive", "greedy", "memory"),
     ),
     "lockstep": (
-        ("greedy",),
         ("random",),
         ("memory",),
         ("defensive",),
         ("chitarrella",),
         ("chitarrella", "greedy"),
-        ("chitarrella", "defensive", "memory"),
-        ("chitarrella", "defensive", "greedy", "memory"),
     ),
 }
 
@@ -58,18 +62,27 @@ def _fused_kernels(part: str) -> None:
         api.play_deals(rules, lineup, deals=16, seed=0, path="fused")
 
 
-def fused() -> None:
-    """Fused kernels, from packs (deals and games) and from mid-deal states."""
+def rollouts() -> None:
+    """The fused kernels the search players roll out on, and whole games."""
     from scopa_sim import api
 
-    api.play_games("classic", ["greedy", "memory"], games=4, seed=0)
+    _fused_kernels("rollouts")
+    api.play_games("classic", ["greedy", "random"], games=4, seed=0)
+
+
+def fused() -> None:
+    """Fused kernels of each compiled player against random."""
     _fused_kernels("fused")
 
 
+def mixed() -> None:
+    """Fused kernels of lineups of two to four compiled players."""
+    _fused_kernels("mixed")
+
+
 def lockstep() -> None:
-    """The lockstep engine with every compiled player's batch kernel, and the other fused
-    kernels: first greedy's alone, which the search part, started when this part ends, rolls
-    out on."""
+    """The lockstep engine with every compiled player's batch kernel, and the fused kernels of
+    each player alone (and of chitarrella with greedy)."""
     from scopa_sim import api
 
     _fused_kernels("lockstep")
@@ -79,7 +92,8 @@ def lockstep() -> None:
 
 
 def search() -> None:
-    """The search players' kernels (they roll out on the fused engine, so this runs after it)."""
+    """The search players' kernels (they roll out on the kernels of "rollouts", so this runs
+    after it)."""
     from scopa_sim import api
     from scopa_sim.rules import variant
 
@@ -138,7 +152,35 @@ def checked() -> None:
         api.play_deals("classic", ["random", "greedy"], deals=16, seed=0)
 
 
-PARTS = {"fused": fused, "lockstep": lockstep, "search": search, "checked": checked}
+def collect() -> None:
+    """Collect the suite with bytecode written (``conftest.py`` runs this part with
+    ``PYTHONDONTWRITEBYTECODE`` unset), so that pytest keeps every test module's rewritten
+    asserts in ``__pycache__``, where the workers find them."""
+    import pytest
+
+    sys.exit(pytest.main(["--collect-only", "-q", "-p", "no:xdist", "-p", "no:cacheprovider"]))
+
+
+PARTS = {
+    "rollouts": rollouts,
+    "lockstep": lockstep,
+    "search": search,
+    "fused": fused,
+    "mixed": mixed,
+    "checked": checked,
+    "collect": collect,
+}
+
+#: The order the parts start in, two at a time, each with the part it waits for (or None).
+SCHEDULE = (
+    ("rollouts", None),
+    ("lockstep", None),
+    ("search", "rollouts"),
+    ("fused", None),
+    ("mixed", None),
+    ("checked", None),
+    ("collect", None),
+)
 
 if __name__ == "__main__":
     PARTS[sys.argv[1]]()

@@ -21,6 +21,8 @@ def _start(part: str) -> subprocess.Popen:
         **os.environ,
         "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
     }
+    if part == "collect":  # pytest keeps rewritten test modules only where bytecode is written
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
     return subprocess.Popen(
         [sys.executable, str(WARMUP), part], cwd=ROOT, env=env,
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
@@ -34,6 +36,22 @@ def _finish(process: subprocess.Popen, part: str) -> None:
         print(f"numba warm-up '{part}' failed ({last[0]}); the workers compile instead")
 
 
+def _warm_up(schedule, slots: int = 2) -> None:
+    """Run the parts of ``schedule`` (``(part, part it waits for or None)``, in order), at most
+    ``slots`` at a time: a free slot takes the first part not started whose wait is over."""
+    waiting, running, ended = list(schedule), {}, set()
+    while waiting or running:
+        for part, process in list(running.items()):
+            if process.poll() is not None:
+                _finish(running.pop(part), part)
+                ended.add(part)
+        for part, after in list(waiting):
+            if len(running) < slots and (after is None or after in ended):
+                waiting.remove((part, after))
+                running[part] = _start(part)
+        time.sleep(0.1)
+
+
 def pytest_configure(config):
     """With ``-n 2`` or more (``make test``), compile the kernels once in parallel processes
     (tests/_warmup.py) before xdist starts the workers, which then load them from the cache.
@@ -43,22 +61,10 @@ def pytest_configure(config):
     workers = getattr(config.option, "numprocesses", None)
     if not isinstance(workers, int) or workers < 2 or config.option.collectonly:
         return
+    from tests._warmup import SCHEDULE
+
     started = time.perf_counter()
-    first = {"fused": _start("fused"), "lockstep": _start("lockstep")}
-    # The search part rolls out on the fused part's kernels, so it waits for that part; the
-    # checked kernel only for a free core, so it starts when either part ends.
-    later = {}
-    while first:
-        for part, process in list(first.items()):
-            if process.poll() is not None:
-                _finish(first.pop(part), part)
-                if "checked" not in later:
-                    later["checked"] = _start("checked")
-                if part == "fused":
-                    later["search"] = _start("search")
-        time.sleep(0.1)
-    for part, process in later.items():
-        _finish(process, part)
+    _warm_up(SCHEDULE)
     print(f"numba kernels warmed in {time.perf_counter() - started:.0f} s")
 
 

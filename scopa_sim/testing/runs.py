@@ -71,16 +71,17 @@ def check_batch_sizes(v: Variant, lineup, whole, where: str, deals: int, seed: i
 
 
 def check_games(p, v: Variant, deals: int, seed: int, label: str) -> int:
-    """Whole games (``deals // 16``, at least 3) in one batch and in two; returns the deals
-    they played."""
-    games = max(3, deals // 16)
+    """Whole games (``deals // 16``, at least 2) in one batch and in batches of half as many,
+    rounded up (two games: each alone); returns the deals they played."""
+    games = max(2, deals // 16)
+    split = (games + 1) // 2
     lineup = [p] * v.n_sides
     one = api.play_games(v, lineup, games=games, seed=seed, batch_size=games)
-    many = api.play_games(v, lineup, games=games, seed=seed, batch_size=games // 2 + 1)
+    many = api.play_games(v, lineup, games=games, seed=seed, batch_size=split)
     differ = first_difference(many, one)
     if differ:
         raise PlayerCheckError(
             f"{label} depends on the batch size: {v.describe()}, {games} whole games played in "
-            f"one batch and in batches of {games // 2 + 1} differ first in {differ}"
+            f"one batch and in batches of {split} differ first in {differ}"
         )
     return 2 * len(one.game)
