@@ -265,6 +265,12 @@ BAD = {
                                         ["scoring.re_bello", "'10H'"]),
     "points": ('extends = "classic"\n[scoring]\nscope_points = 2\n',
                ["scoring.scope_points", "not supported"]),
+    "Cirulla's cappotto by its name": ('extends = "cirulla"\nname = "x"\n[game]\n'
+                                       'cappotto = false\n',
+                                       ["game.cappotto", "not supported", "napoleone"]),
+    "a matta that keeps its value": ('extends = "cirulla"\nname = "x"\n[declarations]\n'
+                                     'matta_keeps_value = true\n',
+                                     ["declarations.matta_keeps_value", "plain seven"]),
     "target below 1": ('extends = "classic"\n[game]\ntarget = 0\n', ["game.target", "from 1"]),
     "target not a number": ('extends = "classic"\n[game]\ntarget = "11"\n',
                             ["game.target", "whole number"]),
@@ -308,6 +314,21 @@ def test_a_bad_file_gets_one_line_naming_the_key(capsys, tmp_path, case):
     )  # fmt: skip
     _one_line(status, so, err, fragments)
     assert not out.exists()  # nothing written
+
+
+@pytest.mark.parametrize(
+    ("option", "fragments"),
+    [("cappotto=false", ["'cappotto' is not supported", "--option napoleone"]),
+     ("matta_keeps_value=true", ["'matta_keeps_value' is not supported", "plain seven"])],
+)  # fmt: skip
+def test_cirulla_options_of_other_names_say_what_to_write(capsys, option, fragments):
+    """cirulla.md's names for a rule scopa-sim writes otherwise, or does not play, given as
+    options: one line that says so (and points to the rules), exit 2."""
+    status, out, err = scopa_sim(
+        capsys, "compare", "cirulla", f"cirulla:{option}", "--players", "greedy,random",
+        "--deals", "100", "--seed", "1",
+    )  # fmt: skip
+    _one_line(status, out, err, [*fragments, "docs/rules.md"])
 
 
 def test_a_missing_file_and_bad_files_in_every_command(capsys, tmp_path):

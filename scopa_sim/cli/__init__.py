@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
 
 #: Error messages about variants, options, player counts or packs: the rules explain them.
 _RULES_MESSAGE = re.compile(
-    r"unknown variant|unknown option|option '?[\w-]+'? (does not apply|takes)"
+    r"unknown variant|unknown option|option '?[\w-]+'? (does not apply|takes|is not supported)"
     r"|is played by \d+ sides|\ba pack (is|must)"
 )
 

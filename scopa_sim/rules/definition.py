@@ -93,6 +93,10 @@ UNSUPPORTED = {
     "rule is not supported",
     "scoring.points": _ITEMS_HINT,
     "scoring.ties": 'each item of [[scoring.items]] has its tie rule: tie = "nobody" or "each"',
+    "game.cappotto": "Cirulla's cappotto (all ten coins win the game) is the key napoleone: "
+    "[game] napoleone in a file, --option napoleone=true|false",
+    "declarations.matta_keeps_value": "the matta is a plain seven once played; keeping the rank "
+    "of its declaration in play is not played by scopa-sim",
 }
 
 #: The key of ``[scoring]`` that holds the file's scoring items (``[[scoring.items]]``).

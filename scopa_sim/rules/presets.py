@@ -14,7 +14,13 @@ from collections.abc import Mapping
 from dataclasses import replace
 from importlib import resources
 
-from scopa_sim.rules.definition import BASE, check_variant, defaults_definition, from_definition
+from scopa_sim.rules.definition import (
+    BASE,
+    UNSUPPORTED,
+    check_variant,
+    defaults_definition,
+    from_definition,
+)
 from scopa_sim.rules.options import OPTIONS
 from scopa_sim.rules.variant import PRESET_DEFAULTS, RulesError, Variant
 
@@ -54,6 +60,9 @@ def with_options(base: Variant, options: Mapping[str, object]) -> Variant:
     changes = {}
     for key, value in options.items():
         if key not in OPTIONS:
+            hint = next((why for k, why in UNSUPPORTED.items() if k.endswith(f".{key}")), None)
+            if hint:
+                raise RulesError(f"option {key!r} is not supported: {hint}")
             raise RulesError(f"unknown option {key!r}; options are: {', '.join(OPTIONS)}")
         if key not in base.allowed_options:
             raise RulesError(
