@@ -4,14 +4,13 @@ Why: numba compiles a kernel on its first call and keeps it in its on-disk cache
 workers starting on a cold cache (a fresh clone, as on CI) each compile every kernel they touch:
 the same few minutes of CPU twice. Here the work is cut into parts (:data:`PARTS`) that
 ``conftest.py`` runs two at a time, each in a process of its own, in the order of
-:data:`SCHEDULE`, a part starting when the part it needs has ended: the fused kernels the
-search players roll out on, then the search players' kernels; the other fused kernels (one per
-set of policies a lineup of the suite seats, ``engine/fused.py``) in three parts; the lockstep
-engine with the compiled players' batch kernels; the bounds-checked kernel over every policy.
-The last part writes pytest's rewritten test modules to ``__pycache__`` (the workers, started
-afterwards, load them instead of each rewriting every assert again). The workers then load the
-kernels from the cache. A kernel this misses is compiled by the worker that needs it, as before:
-the warm-up changes how long the suite takes, never what it tests.
+:data:`SCHEDULE`, a part starting when the part it waits for has ended: the fused kernels (one
+per set of policies a lineup of the suite seats, ``engine/fused.py``); the lockstep engine with
+the compiled players' batch kernels, then the search players' kernels; the bounds-checked
+kernel over every policy. One part compiles nothing: it writes pytest's rewritten test modules
+to ``__pycache__``, so that the workers load them instead of each rewriting every assert. The
+workers then load the kernels from the cache. A kernel this misses is compiled by the worker
+that needs it, as before: the warm-up changes how long the suite takes, never what it tests.
 
 ``python tests/_warmup.py PART`` runs one part; ``conftest.py`` runs them all.
 """
@@ -24,29 +23,31 @@ COMPILED = ("random", "greedy", "defensive", "memory", "chitarrella")
 CAUTIOUS = "examples.compiled_cautious:CompiledCautiousPlayer"
 
 #: The lineups whose fused kernels the suite plays (a kernel per set of policies, engine/fused.py),
-#: by part; a 3- or 4-policy set is played in a preset with that many sides. "rollouts" holds the
-#: kernels the search players roll out on (greedy's alone, and random with greedy for the mix).
+#: by part; a 3- or 4-policy set is played in a preset with that many sides. The kernels the
+#: search players roll out on (greedy's alone; random with greedy, and chitarrella, greedy and
+#: memory, for the mixed rollouts) come first, and the "search" part waits for "lockstep".
 FUSED_KERNELS = {
-    "rollouts": (("greedy",), ("random", "greedy")),
     "fused": (
+        ("random", "greedy"),
         ("memory", "random"),
         ("defensive", "random"),
         ("chitarrella", "random"),
         (CAUTIOUS, "random"),
         (CAUTIOUS,),
-    ),
-    "mixed": (
         ("greedy", "memory"),
         ("chitarrella", "memory"),
-        ("chitarrella", "defensive", "memory"),
         ("chitarrella", "defensive", "greedy", "memory"),
+        (CAUTIOUS, "greedy"),
     ),
     "lockstep": (
+        ("greedy",),
+        ("chitarrella", "greedy", "memory"),
         ("random",),
         ("memory",),
         ("defensive",),
         ("chitarrella",),
         ("chitarrella", "greedy"),
+        ("chitarrella", "defensive", "memory"),
     ),
 }
 
@@ -62,27 +63,17 @@ def _fused_kernels(part: str) -> None:
         api.play_deals(rules, lineup, deals=16, seed=0, path="fused")
 
 
-def rollouts() -> None:
-    """The fused kernels the search players roll out on, and whole games."""
+def fused() -> None:
+    """Fused kernels, from packs (deals and games)."""
     from scopa_sim import api
 
-    _fused_kernels("rollouts")
     api.play_games("classic", ["greedy", "random"], games=4, seed=0)
-
-
-def fused() -> None:
-    """Fused kernels of each compiled player against random."""
     _fused_kernels("fused")
-
-
-def mixed() -> None:
-    """Fused kernels of lineups of two to four compiled players."""
-    _fused_kernels("mixed")
 
 
 def lockstep() -> None:
     """The lockstep engine with every compiled player's batch kernel, and the fused kernels of
-    each player alone (and of chitarrella with greedy)."""
+    each player alone and of lineups of two to four compiled players."""
     from scopa_sim import api
 
     _fused_kernels("lockstep")
@@ -92,8 +83,8 @@ def lockstep() -> None:
 
 
 def search() -> None:
-    """The search players' kernels (they roll out on the kernels of "rollouts", so this runs
-    after it)."""
+    """The search players' kernels: they play on the lockstep engine and roll out on fused
+    kernels, so this runs after "lockstep"."""
     from scopa_sim import api
     from scopa_sim.rules import variant
 
@@ -162,23 +153,19 @@ def collect() -> None:
 
 
 PARTS = {
-    "rollouts": rollouts,
+    "fused": fused,
     "lockstep": lockstep,
     "search": search,
-    "fused": fused,
-    "mixed": mixed,
     "checked": checked,
     "collect": collect,
 }
 
 #: The order the parts start in, two at a time, each with the part it waits for (or None).
 SCHEDULE = (
-    ("rollouts", None),
-    ("lockstep", None),
-    ("search", "rollouts"),
     ("fused", None),
-    ("mixed", None),
-    ("checked", None),
+    ("lockstep", None),
+    ("search", "lockstep"),
+    ("checked", "fused"),
     ("collect", None),
 )
 

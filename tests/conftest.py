@@ -36,20 +36,26 @@ def _finish(process: subprocess.Popen, part: str) -> None:
         print(f"numba warm-up '{part}' failed ({last[0]}); the workers compile instead")
 
 
-def _warm_up(schedule, slots: int = 2) -> None:
+def _warm_up(schedule, slots: int = 2) -> dict[str, tuple[float, float]]:
     """Run the parts of ``schedule`` (``(part, part it waits for or None)``, in order), at most
-    ``slots`` at a time: a free slot takes the first part not started whose wait is over."""
-    waiting, running, ended = list(schedule), {}, set()
+    ``slots`` at a time: a free slot takes the first part not started whose wait is over.
+    Returns when each part started and ended (seconds)."""
+    waiting, running, ended, times = list(schedule), {}, set(), {}
+    clock = time.perf_counter
+    began = clock()
     while waiting or running:
         for part, process in list(running.items()):
             if process.poll() is not None:
                 _finish(running.pop(part), part)
                 ended.add(part)
+                times[part] = (times[part][0], clock() - began)
         for part, after in list(waiting):
             if len(running) < slots and (after is None or after in ended):
                 waiting.remove((part, after))
                 running[part] = _start(part)
+                times[part] = (clock() - began, float("nan"))
         time.sleep(0.1)
+    return times
 
 
 def pytest_configure(config):
@@ -63,9 +69,9 @@ def pytest_configure(config):
         return
     from tests._warmup import SCHEDULE
 
-    started = time.perf_counter()
-    _warm_up(SCHEDULE)
-    print(f"numba kernels warmed in {time.perf_counter() - started:.0f} s")
+    times = _warm_up(SCHEDULE)
+    parts = ", ".join(f"{part} {start:.0f}-{end:.0f}" for part, (start, end) in times.items())
+    print(f"numba kernels warmed in {max(end for _, end in times.values()):.0f} s ({parts})")
 
 
 @pytest.fixture(scope="module")
