@@ -3,16 +3,16 @@
 Why: numba compiles a kernel on its first call and keeps it in its on-disk cache, but two pytest
 workers starting on a cold cache (a fresh clone, as on CI) each compile every kernel they touch:
 the same few minutes of CPU twice. Here the work is cut into parts (:data:`PARTS`) that
-``conftest.py`` runs two at a time, each in a process of its own, in the order of
-:data:`SCHEDULE`, a part starting when the part it waits for has ended: the fused kernels (one
-per set of policies a lineup of the suite seats, ``engine/fused.py``); the lockstep engine with
-the compiled players' batch kernels, then the search players' kernels; the bounds-checked
-kernel over every policy. One part compiles nothing: it writes pytest's rewritten test modules
-to ``__pycache__``, so that the workers load them instead of each rewriting every assert. The
-workers then load the kernels from the cache. A kernel this misses is compiled by the worker
-that needs it, as before: the warm-up changes how long the suite takes, never what it tests.
+``conftest.py`` runs in two processes side by side (:data:`LANES`): the fused kernels (one per
+set of policies a lineup of the suite seats, ``engine/fused.py``), then the bounds-checked
+kernel over every policy; the lockstep engine with the compiled players' batch kernels, then
+the search players' kernels. One part compiles nothing: it writes pytest's rewritten test
+modules to ``__pycache__``, so that the workers load them instead of each rewriting every
+assert. The workers then load the kernels from the cache. A kernel this misses is compiled by
+the worker that needs it, as before: the warm-up changes how long the suite takes, never what it
+tests.
 
-``python tests/_warmup.py PART`` runs one part; ``conftest.py`` runs them all.
+``python tests/_warmup.py PART [PART ...]`` runs parts in turn; ``conftest.py`` runs them all.
 """
 
 from __future__ import annotations
@@ -144,12 +144,15 @@ def checked() -> None:
 
 
 def collect() -> None:
-    """Collect the suite with bytecode written (``conftest.py`` runs this part with
-    ``PYTHONDONTWRITEBYTECODE`` unset), so that pytest keeps every test module's rewritten
-    asserts in ``__pycache__``, where the workers find them."""
+    """Collect the suite with bytecode written, so that pytest keeps every test module's
+    rewritten asserts in ``__pycache__``, where the workers find them (``PYTHONDONTWRITEBYTECODE``
+    may be set, as on CI; pytest reads ``sys.dont_write_bytecode`` when it rewrites)."""
     import pytest
 
-    sys.exit(pytest.main(["--collect-only", "-q", "-p", "no:xdist", "-p", "no:cacheprovider"]))
+    sys.dont_write_bytecode = False
+    status = pytest.main(["--collect-only", "-q", "-p", "no:xdist", "-p", "no:cacheprovider"])
+    if status:
+        raise SystemExit(f"collecting the suite failed with exit status {status}")
 
 
 PARTS = {
@@ -160,14 +163,11 @@ PARTS = {
     "collect": collect,
 }
 
-#: The order the parts start in, two at a time, each with the part it waits for (or None).
-SCHEDULE = (
-    ("fused", None),
-    ("lockstep", None),
-    ("search", "lockstep"),
-    ("checked", "fused"),
-    ("collect", None),
-)
+#: The parts in two lanes, one process each, run side by side: about as long as each other, and
+#: "search" after "lockstep" (the search players play on the lockstep engine, and roll out on
+#: the kernels "lockstep" and the start of "fused" compile).
+LANES = (("fused", "checked"), ("lockstep", "search", "collect"))
 
 if __name__ == "__main__":
-    PARTS[sys.argv[1]]()
+    for name in sys.argv[1:]:
+        PARTS[name]()
