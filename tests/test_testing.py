@@ -59,7 +59,7 @@ FORCED = ["classic", "escoba", "asso-piglia-tutto", "scopa-52-3p"]
     ids=EXAMPLES,
 )
 def test_the_example_players_pass_on_every_preset(name, variants):
-    deals = 32
+    deals = 16
     report = check_player(name, variants, deals=deals)
     assert isinstance(report, CheckReport)
     expected = len(PRESETS) * len(DEFAULT_OPTIONS) if variants is None else len(variants)
