@@ -161,6 +161,8 @@ class Seen(NamedTuple):
     #: The engine's: the table in the capture search's bit order (``kernels.rank_major``), kept
     #: up to date card by card. Only the helpers of ``engine.decisions`` read it.
     table_rm: np.uint64
+    #: The seat's own side's captures so far this deal (a part of ``captured_any``).
+    captured_own: np.uint64
 
 
 class Rules(NamedTuple):

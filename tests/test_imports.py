@@ -177,6 +177,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "scopa_sim.planning",
         "scopa_sim.interventions",
         "scopa_sim.tournament",
+        "scopa_sim.training",
         "scopa_sim.tuning",
     ),
     ("scopa_sim.cli", "scopa_sim.launch", "scopa_sim.__main__"),

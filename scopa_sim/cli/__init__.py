@@ -24,6 +24,7 @@ from scopa_sim.cli import (
     replay,
     simulate,
     tournament,
+    train,
     tune,
     variants,
 )
@@ -83,6 +84,7 @@ COMMANDS = {
     "tournament": tournament,
     "variants": variants,
     "tune": tune,
+    "train-expert": train,
     "players": players,
     "migrate": migrate,
 }

@@ -187,6 +187,7 @@ def kernel_for(policies: tuple[FusedPolicy, ...], checked: bool = False):
                 seen = Seen(
                     hand, tbl, tbl_total, captured_any, pld, side == seat_side[b, n_seats - 1],
                     side, next_sizes[p], next_scopa, scopa_ok, draw_bits[p], tbl_rm,
+                    captured[side, b],
                 )  # fmt: skip
                 count, card, taken = decide(slots[side], params, seen, move, scratch)
                 if count > scratch.card.shape[1]:

@@ -69,8 +69,20 @@ def exposure(
     while rest:
         table_value += value[lowest_card(rest)]
         rest &= rest - one
-    risk = p_sweep * (next_scopa + table_value)
-    # Short of a sweep: premium cards taken by an equal rank, or with one other table card.
+    return premium_risk(
+        p_sweep * (next_scopa + table_value), p_sweep, after, unseen, n_unseen, next_cards,
+        ranks, rank_mask, rule, value, premium,
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True, inline="always")
+def premium_risk(
+    risk, p_sweep, after, unseen, n_unseen, next_cards, ranks, rank_mask, rule, value, premium
+):  # fmt: skip
+    """``risk`` (a sweep's, when the next player sweeps with chance ``p_sweep``) plus, short of
+    a sweep, what it expects to take of the premium cards of ``after`` one by one: by an equal
+    rank, or with one other table card."""
+    one = np.uint64(1)
     rest = after & premium
     while rest:
         t = lowest_card(rest)

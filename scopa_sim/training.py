@@ -1,0 +1,304 @@
+"""Training the expert (``scopa_sim.players.expert``): positions labelled by search, a fit.
+
+1. **Positions.** Deals of each preset played by the labeller (``pimc:samples=256:rollout=mix``
+   by default, the best fair player) on every seat, on the lockstep engine. At every decision
+   the labeller's ``explain`` values each legal action (its mean point difference over its
+   samples) and plays the best; the expert's features of every action are recorded beside the
+   values. Deals are cut into chunks, each played by a joblib worker; a chunk's positions depend
+   only on the seed and its deals, so the data do not depend on the number of workers.
+2. **Fit.** Within a decision only the differences between actions matter, so each decision's
+   values and features are centred (their mean over its actions subtracted). One linear model
+   is fitted on every preset's positions pooled (ridge regression of the centred values on the
+   centred features, the features scaled to unit spread; scikit-learn), then each preset's own
+   correction to it (a ridge fit of what the pooled model leaves, with a stronger penalty,
+   shrinking a preset with few positions towards the pooled weights).
+3. **Weights.** ``scopa_sim/players/expert_weights.json``: the features, the pooled and per-preset
+   weights, and how they were made (the command, the seed, the positions per preset, the
+   labeller, the fit's penalties, how well each preset's fit picks search's best action).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from scopa_sim import api
+from scopa_sim.contract import LegalActions, Observation, Player
+from scopa_sim.players import player as player_of
+from scopa_sim.players.expert import FEATURES, WEIGHTS_FILE, decision_state, features
+from scopa_sim.rules import presets
+
+#: The labeller the issue names: the best fair player of the search tournaments.
+LABELLER = "pimc:samples=256:rollout=mix"
+#: Ridge penalties: the pooled fit's, and each preset's correction's (per position, on features
+#: scaled to unit spread).
+POOLED_ALPHA = 1e-3
+PRESET_ALPHA = 5e-2
+
+
+@dataclass(frozen=True)
+class Recorder(Player):
+    """Plays as ``labeller`` and keeps, per decision, what the expert reads of the state, every
+    legal action and search's value of it."""
+
+    name = "recorder"
+    summary = "search that records its action values (training data of the expert)"
+    labeller: Player | None = None
+    kept: list = field(default_factory=list, compare=False, repr=False)
+
+    def act(self, obs: Observation, legal: LegalActions, rng) -> np.ndarray:
+        values = self.labeller.explain(obs, legal, rng)
+        valid = legal.valid
+        self.kept.append(
+            (decision_state(obs), legal.count.copy(), legal.card[valid], legal.capture[valid],
+             values[valid])
+        )  # fmt: skip
+        return np.argmax(np.where(valid, values, -np.inf), axis=1).astype(np.int64)
+
+
+#: The per-decision arrays of a position (``expert.decision_state``), by name.
+STATE = ("hand", "table", "own", "captured_any", "played", "next_cards", "next_scopa",
+         "scopa_counts")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Positions:
+    """Labelled decisions of one variant: ``state`` (per decision, :data:`STATE`), and per
+    action its ``decision``, ``card``, ``capture`` and search's value ``y``."""
+
+    state: tuple[np.ndarray, ...]
+    decision: np.ndarray  # int64[actions]
+    card: np.ndarray  # int8[actions]
+    capture: np.ndarray  # uint64[actions]
+    y: np.ndarray  # float64[actions]
+    seconds: float = 0.0  # the labelling's time (wall clock, summed over blocks)
+
+    @property
+    def decisions(self) -> int:
+        return len(self.state[0])
+
+    def x(self, variant) -> np.ndarray:
+        """The expert's features of every action."""
+        return features(variant, self.state, self.decision, self.card, self.capture)
+
+    def take(self, first: int, stop: int) -> Positions:
+        """Decisions ``first .. stop - 1`` (renumbered from 0)."""
+        lo, hi = np.searchsorted(self.decision, [first, stop])
+        return Positions(
+            tuple(a[first:stop] for a in self.state), self.decision[lo:hi] - first,
+            self.card[lo:hi], self.capture[lo:hi], self.y[lo:hi],
+        )  # fmt: skip
+
+    @staticmethod
+    def of(kept: list) -> Positions:
+        state = tuple(np.concatenate([k[0][i] for k in kept]) for i in range(len(STATE)))
+        counts = np.concatenate([k[1] for k in kept])
+        return Positions(
+            state, np.repeat(np.arange(len(counts)), counts),
+            np.concatenate([k[2] for k in kept]), np.concatenate([k[3] for k in kept]),
+            np.concatenate([k[4] for k in kept]),
+        )  # fmt: skip
+
+    @staticmethod
+    def join(parts: Sequence[Positions]) -> Positions:
+        offsets = np.cumsum([0] + [p.decisions for p in parts[:-1]])
+        return Positions(
+            tuple(np.concatenate([p.state[i] for p in parts]) for i in range(len(STATE))),
+            np.concatenate([p.decision + o for p, o in zip(parts, offsets, strict=True)]),
+            np.concatenate([p.card for p in parts]),
+            np.concatenate([p.capture for p in parts]),
+            np.concatenate([p.y for p in parts]),
+            sum(p.seconds for p in parts),
+        )
+
+    def save(self, path: Path) -> None:
+        arrays = dict(zip(STATE, self.state, strict=True))
+        np.savez_compressed(path, decision=self.decision, card=self.card, capture=self.capture,
+                            y=self.y, seconds=self.seconds, **arrays)  # fmt: skip
+
+    @staticmethod
+    def load(path: Path) -> Positions:
+        with np.load(path) as f:
+            return Positions(tuple(f[k] for k in STATE), f["decision"], f["card"],
+                             f["capture"], f["y"], float(f["seconds"]))  # fmt: skip
+
+
+def label_chunk(variant: str, deals: range, seed: int, labeller: str) -> Positions:
+    """The positions of ``deals`` (a range of deal indices) of ``variant``, played by the
+    labeller on every side."""
+    recorder = Recorder(player_of(labeller))
+    n = presets.PRESETS[variant].n_sides
+    api.play_deals(variant, [recorder] * n, deals=deals, seed=seed, path="lockstep")
+    return Positions.of(recorder.kept)
+
+
+def label(
+    variant: str, deals: range, seed: int, labeller: str = LABELLER, workers: int = 2,
+    chunk: int = 100, progress: Callable[[int], None] | None = None,
+) -> Positions:  # fmt: skip
+    """The positions of the ``deals`` (a range of deal indices) of ``variant``, in chunks of
+    ``chunk`` deals on ``workers`` joblib workers; ``progress(deals)`` after each chunk."""
+    from joblib import Parallel, delayed
+
+    spans = [range(s, min(s + chunk, deals.stop)) for s in range(deals.start, deals.stop, chunk)]
+    jobs = (delayed(label_chunk)(variant, span, seed, labeller) for span in spans)
+    parts = []
+    for span, part in zip(
+        spans, Parallel(n_jobs=workers, return_as="generator")(jobs), strict=True
+    ):
+        parts.append(part)
+        if progress:
+            progress(len(span))
+    return Positions.join(parts)
+
+
+@dataclass(frozen=True)
+class Labelled:
+    """Features ``x``, search's values ``y`` and decision numbers of one variant's actions."""
+
+    x: np.ndarray
+    y: np.ndarray
+    decision: np.ndarray
+
+    @staticmethod
+    def of(positions: Positions, variant) -> Labelled:
+        return Labelled(positions.x(variant), positions.y, positions.decision)
+
+    def centred(self) -> tuple[np.ndarray, np.ndarray]:
+        """Features and values with each decision's mean over its actions subtracted."""
+        counts = np.bincount(self.decision)
+        starts = np.r_[0, np.cumsum(counts)[:-1]]
+        mean_x = np.add.reduceat(self.x, starts, axis=0) / counts[:, None]
+        mean_y = np.bincount(self.decision, self.y) / counts
+        return self.x - mean_x[self.decision], self.y - mean_y[self.decision]
+
+    def picked(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per decision: search's value of the action the weights pick, search's best value,
+        and the decision's number of actions."""
+        score = self.x @ weights
+        order = np.lexsort((-score, self.decision))  # per decision, the best score first
+        first = np.r_[True, self.decision[order][1:] != self.decision[order][:-1]]
+        best = np.full(self.decision[-1] + 1, -np.inf)
+        np.maximum.at(best, self.decision, self.y)
+        return self.y[order[first]], best, np.bincount(self.decision)
+
+    def agreement(self, weights: np.ndarray) -> float:
+        """Share of the decisions with two or more actions where the weights pick an action
+        search values highest."""
+        got, best, counts = self.picked(weights)
+        many = counts > 1
+        return float((got >= best - 1e-12)[many].mean())
+
+    def regret(self, weights: np.ndarray) -> float:
+        """Mean, over decisions, of search's best value minus its value of the weights' pick:
+        points per decision lost in search's eyes."""
+        got, best, _ = self.picked(weights)
+        return float(np.mean(best - got))
+
+
+def _ridge(x: np.ndarray, y: np.ndarray, alpha: float) -> np.ndarray:
+    """Ridge weights of ``y`` on ``x`` (no intercept: both are centred), fitted on columns scaled
+    to unit spread and returned on the original scale; a column that never varies gets 0."""
+    from sklearn.linear_model import Ridge
+
+    scale = x.std(axis=0)
+    scale[scale == 0] = 1.0
+    fitted = Ridge(alpha=alpha * len(y), fit_intercept=False).fit(x / scale, y)
+    return fitted.coef_ / scale
+
+
+def fit(data: dict[str, Labelled]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The pooled weights, and each variant's (the pooled ones plus its own correction)."""
+    parts = {name: d.centred() for name, d in data.items()}
+    x = np.concatenate([cx for cx, _ in parts.values()])
+    y = np.concatenate([cy for _, cy in parts.values()])
+    pooled = _ridge(x, y, POOLED_ALPHA)
+    own = {
+        name: pooled + _ridge(cx, cy - cx @ pooled, PRESET_ALPHA)
+        for name, (cx, cy) in parts.items()
+    }
+    return pooled, own
+
+
+def weights_path() -> Path:
+    """Where the shipped weights live (``scopa_sim/players/expert_weights.json``)."""
+    from scopa_sim import players
+
+    return Path(players.__file__).resolve().parent / WEIGHTS_FILE
+
+
+def train(
+    positions: dict[str, tuple[Positions, Positions]], provenance: dict,
+) -> dict:  # fmt: skip
+    """The weights' file content: fitted on the first positions of each preset, measured on the
+    second (held-out deals); ``provenance`` (the command, seed, labeller, deals, time) is kept
+    under ``trained``."""
+    fitting = {n: Labelled.of(p, presets.PRESETS[n]) for n, (p, _) in positions.items()}
+    held = {n: Labelled.of(h, presets.PRESETS[n]) for n, (_, h) in positions.items()}
+    pooled, own = fit(fitting)
+    report = {
+        name: {
+            "decisions": p.decisions + h.decisions,
+            "actions": len(p.y) + len(h.y),
+            "held_out_decisions": h.decisions,
+            "agreement_held_out": round(held[name].agreement(own[name]), 4),
+            "regret_held_out": round(held[name].regret(own[name]), 4),
+            "agreement_pooled_held_out": round(held[name].agreement(pooled), 4),
+        }
+        for name, (p, h) in positions.items()
+    }
+    return {
+        "features": list(FEATURES),
+        "pooled": [round(float(w), 6) for w in pooled],
+        "variants": {n: [round(float(w), 6) for w in w_v] for n, w_v in own.items()},
+        "trained": {
+            **provenance,
+            "model": f"ridge regression of each decision's centred action values on the "
+            f"centred features (scaled to unit spread), alpha {POOLED_ALPHA} x positions "
+            f"pooled, {PRESET_ALPHA} x positions per preset (scikit-learn)",
+            "presets": report,
+        },
+    }
+
+
+#: Deals labelled per file of a positions folder: an interrupted labelling resumes from the
+#: last whole block.
+BLOCK = 500
+
+
+def block_path(folder: Path, variant: str, seed: int, labeller: str, span: range) -> Path:
+    """The file of one block of positions: its variant, seed, labeller and deals in its name."""
+    tag = re.sub(r"[^A-Za-z0-9]+", "-", labeller).strip("-")
+    return folder / f"{variant}_seed{seed}_{tag}_{span.start}-{span.stop}.npz"
+
+
+def labelled_positions(
+    folder: Path, variant: str, deals: range, seed: int, labeller: str = LABELLER,
+    workers: int = 2, progress: Callable[[int], None] | None = None,
+) -> Positions:  # fmt: skip
+    """The positions of ``deals``, labelled block by block (:data:`BLOCK` deals) into ``folder``
+    (a block already there is read, not played again)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    parts = []
+    for start in range(deals.start, deals.stop, BLOCK):
+        span = range(start, min(start + BLOCK, deals.stop))
+        path = block_path(folder, variant, seed, labeller, span)
+        if path.exists():
+            part = Positions.load(path)
+            if progress:
+                progress(len(span))
+        else:
+            start_time = time.perf_counter()
+            part = label(variant, span, seed, labeller, workers, progress=progress)
+            part = replace(part, seconds=time.perf_counter() - start_time)
+            tmp = path.with_suffix(".partial.npz")
+            part.save(tmp)
+            tmp.replace(path)
+        parts.append(part)
+    return Positions.join(parts)
