@@ -93,10 +93,14 @@ def levels_clause(
     diff: stats.Estimate | None = None,
     p_holm: float | None = None,
     alpha: float = 1 - stats.LEVEL,
+    scale: float = 1.0,
+    unit: str = "",
 ) -> str:
     """How the two levels' answers relate, in words for a headline: said explicitly when they
     disagree (opposite signs, one interval excluding 0 and the other not) and when their paired
-    difference ``diff`` is significant in the page's family (``p_holm``); empty otherwise."""
+    difference is significant in the page's family (``p_holm``); empty otherwise. ``diff`` is
+    the interval that matches the test: the family's (Bonferroni) interval of the difference;
+    ``scale`` and ``unit`` write it (100 and " pp" for a share)."""
 
     def clear(e: stats.Estimate) -> bool:
         return e.estimable and (e.low > 0 or e.high < 0)
@@ -110,9 +114,9 @@ def levels_clause(
     if diff is not None and p_holm is not None:
         if p_holm < alpha:
             parts.append(
-                f"experts differ from beginners by {about(diff.value)} "
-                f"[{about(diff.low)}, {about(diff.high)}] on the same packs "
-                f"(Holm p {stats.format_p(p_holm, equals=True)})"
+                f"experts differ from beginners by {about(scale * diff.value)}{unit} "
+                f"[{about(scale * diff.low)}, {about(scale * diff.high)}] on the same packs "
+                f"(family interval, Holm p {stats.format_p(p_holm, equals=True)})"
             )
         else:
             parts.append("the paired difference between the levels is not significant")

@@ -10,7 +10,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from analyses import deal_shape, seat_advantage, variant_comparison
+from analyses import deal_shape, framework, seat_advantage, variant_comparison
 from analyses.framework import MissingData, runs
 from scopa_sim import stats
 from scopa_sim.reporting import ci as reporting_ci
@@ -370,37 +370,54 @@ def game_rows(target: int, length: int, tie: bool):
     return [*[(1, 1)] * (length - 1), (target - (length - 1), 0)]  # tied below the target only
 
 
+def expert_games(target: int) -> list[tuple[int, bool]]:
+    """The expert twin's games: game g one deal longer when g is even, so experts' games last
+    half a deal longer on average with a spread; at target 11 no game ties at the target."""
+    return [
+        (length + (g % 2 == 0), tie and target != 11)
+        for g, (length, tie) in enumerate(beginner_games(target))
+    ]
+
+
+def beginner_games(target: int) -> list[tuple[int, bool]]:
+    return [(length, False) for length in LENGTHS[target] * 25] + [(5, True)] * TIES[target]
+
+
+def write_shape_run(root: Path, name: str, target: int, games, player: str) -> None:
+    cols = {
+        k: []
+        for k in ("game", "deal", "side", "dealer", "points", "score", "scope", "final", "won")
+    }
+    for game, (length, tie) in enumerate(games):
+        score = [0, 0]
+        deals = game_rows(target, length, tie)
+        for deal, pts in enumerate(deals):
+            for side in (0, 1):
+                score[side] += pts[side]
+                last = deal == len(deals) - 1
+                cols["game"].append(game)
+                cols["deal"].append(deal)
+                cols["side"].append(side)
+                cols["dealer"].append(side == (deal + 1) % 2)
+                cols["points"].append(pts[side])
+                cols["score"].append(score[side])
+                cols["scope"].append(deal % 2 if side == 0 else 0)  # one scopa in odd deals
+                cols["final"].append(last)
+                cols["won"].append(last and side == 0)
+    variant = "classic" if target == 11 else f"classic:target={target}"
+    write_run(root, name, cols, variant=variant, players=[player, player])
+
+
+SHAPE_RUNS = ((11, "classic-greedy"), (16, "classic-target-16"), (21, "classic-target-21"))
+
+
 @pytest.fixture(scope="module")
 def shape_data(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("shape")
-    for target, name in (
-        (11, "classic-greedy"),
-        (16, "classic-target-16"),
-        (21, "classic-target-21"),
-    ):
-        cols = {
-            k: []
-            for k in ("game", "deal", "side", "dealer", "points", "score", "scope", "final", "won")
-        }
-        games = [(length, False) for length in LENGTHS[target] * 25] + [(5, True)] * TIES[target]
-        for game, (length, tie) in enumerate(games):
-            score = [0, 0]
-            deals = game_rows(target, length, tie)
-            for deal, pts in enumerate(deals):
-                for side in (0, 1):
-                    score[side] += pts[side]
-                    last = deal == len(deals) - 1
-                    cols["game"].append(game)
-                    cols["deal"].append(deal)
-                    cols["side"].append(side)
-                    cols["dealer"].append(side == (deal + 1) % 2)
-                    cols["points"].append(pts[side])
-                    cols["score"].append(score[side])
-                    cols["scope"].append(deal % 2 if side == 0 else 0)  # one scopa in odd deals
-                    cols["final"].append(last)
-                    cols["won"].append(last and side == 0)
-        variant = "classic" if target == 11 else f"classic:target={target}"
-        write_run(root, name, cols, variant=variant, players=["greedy", "greedy"])
+    for target, name in SHAPE_RUNS:
+        write_shape_run(root, name, target, beginner_games(target), "greedy")
+        expert = framework.expert_run(name)
+        write_shape_run(root, expert, target, expert_games(target), framework.EXPERT)
     rng = np.random.default_rng(3)
     write_deals_run(root, "classic-deals", rng, deals=1000)
     return root
@@ -435,15 +452,69 @@ def test_deal_shape_page(shape_data):
     assert int(shape.points["dealer"].sum()) == int(shape.points["other"].sum()) == sum(lengths)
 
     page = deal_shape.build(shape_data)
-    assert [s.heading for s in page.sections] == ["A deal", "A game"]
+    assert [s.heading for s in page.sections] == [
+        "Beginners (greedy players): a deal",
+        "Beginners (greedy players): a game",
+        f"Experts ({framework.EXPERT} players): a deal",
+        f"Experts ({framework.EXPERT} players): a game",
+        "Experts against beginners",
+    ]
     assert [row["run"] for row in page.data] == [
         "classic-greedy",
         "classic-target-16",
         "classic-target-21",
         "classic-deals",
-    ]
+        "classic-expert",
+        "classic-target-16-expert",
+        "classic-target-21-expert",
+    ]  # no classic-deals-expert: its cross-check is optional
     assert f"lasts {np.mean(lengths):.3f} [" in page.finding
-    assert sum(len(s.figures) for s in page.sections) == 3
+    assert sum(len(s.figures) for s in page.sections) == 6
+
+
+def test_deal_shape_compares_the_levels_paired_by_game(shape_data):
+    """Experts minus beginners per target: the planted half deal (and ties at 11 gone), with the
+    paired interval of the per-game differences; the headline gives both levels."""
+    page = deal_shape.build(shape_data)
+    found = {f.name: f.estimate for f in page.findings}
+    fam = deal_shape.differences_family([], [])  # an empty family closes
+    assert fam.size == 0
+    for target, _ in SHAPE_RUNS:
+        b = [length for length, _ in beginner_games(target)]
+        e = [length for length, _ in expert_games(target)]
+        want, _ = stats.paired_difference(b, e)
+        got = found[f"deal_shape.target_{target}.levels.deals_per_game"]
+        assert got == want and got.value == pytest.approx(0.5 * (1 + (len(b) % 2) / len(b)))
+        assert found[f"deal_shape.expert.target_{target}.deals_per_game"] == stats.mean_ci(e)
+        tb = [float(t) for _, t in beginner_games(target)]
+        te = [float(t) for _, t in expert_games(target)]
+        tie, want = found[f"deal_shape.target_{target}.levels.tie_share"], None
+        want = stats.paired_difference(tb, te)[0]
+        np.testing.assert_equal(
+            (tie.value, tie.low, tie.high, tie.n), (want.value, want.low, want.high, want.n)
+        )
+        assert tie.value == pytest.approx(-7 / len(tb) if target == 11 else 0.0)
+        wide = found[f"deal_shape.target_{target}.levels.deals_per_game.family"]
+        assert wide.low < got.low and wide.high > got.high  # Bonferroni: wider
+    head = page.headline
+    assert head.labels[:2] == ("to 11, beginners", "to 11, experts") and len(head.labels) == 6
+    lengths = [length for length, _ in beginner_games(11)]
+    assert head.estimates[0] == stats.mean_ci(lengths)
+    assert (
+        "beginners (greedy)" in head.sentence and f"experts ({framework.EXPERT})" in head.sentence
+    )
+    assert "family interval, Holm p" in head.sentence
+    # ties at 11: beginners 7 of 107 games, experts none; the sentence says where they disagree
+    assert "ties: it is clearly non-zero for" not in head.sentence or "only" in head.sentence
+    assert "On the same packs, experts minus beginners at target 11" in page.finding
+
+
+def test_deal_shape_fails_without_an_expert_run(shape_data, tmp_path):
+    for path in shape_data.iterdir():
+        if "classic-target-21-expert" not in path.name:
+            (tmp_path / path.name).symlink_to(path)
+    with pytest.raises(MissingData, match="classic-target-21-expert"):
+        deal_shape.build(tmp_path)
 
 
 def test_pages_need_their_runs(tmp_path):
@@ -495,7 +566,7 @@ def test_targets_are_compared_paired_by_game_when_the_runs_share_packs(shape_dat
     names = {f.name for f in page.findings}
     assert {"deal_shape.target_16_minus_11.deals_per_game"} <= names
     assert "deal_shape.target_21_minus_16.deals_per_game" in names
-    (game,) = [s for s in page.sections if s.heading == "A game"]
+    (game,) = [s for s in page.sections if s.heading == "Beginners (greedy players): a game"]
     assert any("simultaneous" in t.caption for t in game.tables)
 
     # The same lengths, but the higher target's games had other first dealers: not paired.

@@ -37,7 +37,10 @@ def glance(
     if "classic" in by:
         d = by["classic"]
         clause = framework.levels_clause(
-            d.beginner.length, d.expert.length, d.length, family.p_holm[("length", "classic")]
+            d.beginner.length,
+            d.expert.length,
+            family.wide[("length", "classic")],
+            family.p_holm[("length", "classic")],
         )
         sentence += f", in classic {clause}" if clause else ""
     return framework.Answer(
