@@ -202,6 +202,24 @@ def seat_data(tmp_path_factory) -> Path:
     bumped = dict(base)
     bumped["points"] = base["points"] + base["dealer"] * rng.integers(0, 2, len(base["points"]))
     write_run(root, "synth-bumped", bumped, variant="classic", players=["greedy", "greedy"])
+    # classic-greedy's expert twin: the same games, the dealer's side a fair coin more than in
+    # classic-greedy (experts gain 0.5 more from dealing, paired by game); the same winners
+    expert = dict(bumped)
+    expert["points"] = base["points"] + base["dealer"] * rng.integers(0, 2, len(base["points"]))
+    expert["strategy"] = np.full(len(base["points"]), framework.EXPERT)
+    write_run(root, "classic-expert", expert, variant="classic", players=[framework.EXPERT] * 2)
+    # synth-3p's twin, dealt from other first dealers: not the same packs, compared unpaired
+    write_run(
+        root,
+        "synth-3p-expert",
+        seat_columns(
+            rng, games=3000, deals=4, n_players=3, highs=[5, 5, 5],
+            strategies=[framework.EXPERT] * 3, winners=lambda first_side: first_side,
+            first=first_dealers(3000, 3, seed=8),
+        ),
+        variant="classic-3p",
+        players=[framework.EXPERT] * 3,
+    )  # fmt: skip
     # ... and the same games with other first dealers: not the same packs, no pairing
     moved = dict(base)
     moved["first_dealer"] = ~np.asarray(base["first_dealer"])
@@ -288,6 +306,52 @@ def test_runs_on_the_same_packs_are_paired_by_game(seat_data):
     assert other.win_p is None  # Newcombe: an interval, no test
 
 
+def test_seat_levels_are_paired_by_game_on_the_same_packs(seat_data):
+    """classic-expert plays classic-greedy's games with a planted extra edge of 0.5: paired by
+    game (narrower than Welch's); synth-3p-expert, other first dealers: unpaired, said why."""
+    page = seat_advantage.build(seat_data)
+    found = {f.name: f.estimate for f in page.findings}
+    edges = {n: seat_advantage.measure(r) for n, r in runs(seat_data).items()}
+    levels = {lv.name: lv for lv in seat_advantage.level_edges(list(edges.values()),
+                                                                 framework.expert_run)}  # fmt: skip
+    assert set(levels) == {"classic-greedy", "synth-3p"}
+    classic = levels["classic-greedy"]
+    assert classic.design == "paired" and classic.reason == ""
+    want, _ = stats.paired_difference(
+        edges["classic-greedy"].edge_values, edges["classic-expert"].edge_values
+    )
+    assert classic.edge_diff == want == found["seat.levels.classic-greedy.edge_diff"]
+    assert classic.edge_diff.low < DEALER_BONUS < classic.edge_diff.high
+    welch, _ = stats.independent_difference(
+        edges["classic-greedy"].edge_values, edges["classic-expert"].edge_values
+    )
+    assert classic.edge_diff.half_width < 0.8 * welch.half_width
+    three = levels["synth-3p"]
+    assert three.design == "unpaired" and three.reason == "other first dealers"
+    assert three.win_p is None
+    # the headline: both levels' classic edges, and the paired difference with its family
+    # interval, which is significant here (0.5 a deal on 4,000 games)
+    head = page.headline
+    assert head.labels[:2] == ("classic, beginners", "classic, experts")
+    assert head.estimates[0] == found["seat.edge.classic-greedy"]
+    assert head.estimates[1] == found["seat.edge.classic-expert"]
+    assert "between beginners (greedy)" in head.sentence
+    assert f"between experts ({framework.EXPERT})" in head.sentence
+    wide = found["seat.levels.classic-greedy.edge_diff.family"]
+    assert f"is {framework.about(wide.value)} [{framework.about(wide.low)}, " in head.sentence
+    assert "Between experts (classic-expert) the edge is" in page.finding
+    (section,) = [s for s in page.sections if s.heading == "Experts against beginners"]
+    assert [r[0] for r in section.tables[0].rows] == ["classic-greedy", "synth-3p"]
+
+
+def test_seat_page_fails_without_the_headline_expert_run(seat_data, tmp_path):
+    for path in seat_data.iterdir():
+        if "classic-expert" not in path.name:
+            (tmp_path / path.name).symlink_to(path)
+    with pytest.raises(MissingData, match="classic-expert"):
+        seat_advantage.build(tmp_path)
+
+
 def test_duplicate_tournament_gives_each_players_edge(seat_data):
     dups, skipped = seat_advantage.duplicate_edges(seat_data)
     assert skipped == [] and len(dups) == 1
@@ -317,13 +381,17 @@ def test_seat_page(seat_data, monkeypatch):
         "synth-mixed",
         "synth-bumped",
         "synth-moved",
+        "classic-expert",
+        "synth-3p-expert",
         "tournaments/tiny/greedy-vs-random and random-vs-greedy",
     }
-    # one Holm family: 7 run edges, 2 strategies of synth-mixed, 2 duplicate players, and the
-    # forced-capture edge (unpaired here: no test of the Newcombe share difference)
+    # one Holm family: 9 run edges, 2 strategies of synth-mixed, 2 duplicate players, the
+    # forced-capture edge (unpaired here: no test of the Newcombe share difference) and the two
+    # level differences of the edge (classic-greedy's share of games won differs by exactly 0,
+    # no test; synth-3p's is unpaired: Newcombe, no test)
     (first,) = [s for s in page.sections if s.heading.startswith("Dealer against")]
-    assert "One family for the whole page: 12 tests" in first.text
-    assert "Bonferroni interval at 99.58 % (1 - 0.05/12)" in first.text
+    assert "One family for the whole page: 16 tests" in first.text
+    assert "Bonferroni interval at 99.69 % (1 - 0.05/16)" in first.text
     edges = {
         n: seat_advantage.measure(r)
         for n, r in runs(seat_data).items()
