@@ -596,27 +596,101 @@ def test_variant_comparison_page(monkeypatch, tmp_path):
     monkeypatch.setattr(variant_comparison, "WORKERS", 1)
     page = variant_comparison.build(tmp_path)  # an empty folder: nothing is read
     assert page.slug == "variant-comparison"
-    (section,) = page.sections
-    assert "<svg" in section.figures[0].svg
-    arms_in_table = {row[1] for row in section.tables[0].rows}
-    assert arms_in_table == set(variant_comparison.ARMS)
-    assert [row["arm"] for row in page.data] == list(variant_comparison.ARMS)
+    beginners, experts, _ = page.sections
+    assert beginners.heading.startswith("Beginners (greedy against random)")
+    assert experts.heading.startswith(f"Experts ({framework.EXPERT} against random)")
+    for section in (beginners, experts):
+        assert "<svg" in section.figures[0].svg
+        assert {row[1] for row in section.tables[0].rows} == set(variant_comparison.ARMS)
+    assert [row["arm"] for row in page.data] == list(variant_comparison.ARMS) * 2
+    assert [row["players"] for row in page.data] == (
+        ["greedy,random"] * len(variant_comparison.ARMS)
+        + [f"{framework.EXPERT},random"] * len(variant_comparison.ARMS)
+    )
     assert all(
         row["deals"] == "2,000" and "not read from the data folder" in row["source"]
         for row in page.data
     )
     # the random player is bound by forced capture, so that arm plays differently
-    forced = [r for r in section.tables[0].rows if r[1] == "classic:forced_capture=true"]
+    forced = [r for r in beginners.tables[0].rows if r[1] == "classic:forced_capture=true"]
     assert any(r[3] != "0.000 [0.000, 0.000]" for r in forced)
     assert page.finding.startswith("Clearest difference from classic:")
     # the clearest difference is quoted with its Bonferroni interval, which is a finding
     family = [f for f in page.findings if f.name.endswith(".diff_family")]
-    assert len(family) == 3 * (len(variant_comparison.ARMS) - 1)  # seat0, seat1, scope per arm
+    tested = 3 * (len(variant_comparison.ARMS) - 1)  # seat0, seat1, scope per arm
+    assert len(family) == 3 * tested  # beginners, experts, and the levels' differences
     assert any(reporting_ci(f.estimate) in page.finding for f in family)
     assert "% Bonferroni interval; Holm p" in page.finding
+    # the family: every tested difference with a spread (a difference of exactly 0 throughout,
+    # a rule that changes nothing at this size, has no p-value)
+    tested_names = {f.name.removesuffix("_family") for f in family}
+    diffs = [f for f in page.findings if f.name in tested_names]
+    assert len(diffs) == 3 * tested
+    assert f"one family of {sum(f.estimate.estimable for f in diffs)} tests" in page.finding
     assert "smallest true differences these data detect with 80 % power" in page.method
     names = {f.name for f in page.findings}
     assert {"variant.detectable.scope", "variant.scope.classic"} <= names
+    assert {"variant.expert.scope.classic", "variant.levels.scope.cirulla.diff"} <= names
+    # the headline: both levels per arm, each quoted in the page family's intervals
+    head = page.headline
+    assert len(head.labels) == 2 * (len(variant_comparison.ARMS) - 1)
+    assert head.labels[0].endswith(", beginners") and head.labels[1].endswith(", experts")
+    assert f"for experts ({framework.EXPERT})" in head.sentence
+    # the tables' Holm p-values are the page's family, not each level's alone
+    found = {f.name: f.estimate for f in page.findings}
+    checked = 0
+    for row in beginners.tables[0].rows:
+        name = f"variant.{row[0]}.{row[1]}.diff_family"
+        if name in found:
+            assert row[4] == reporting_ci(found[name])
+            checked += 1
+    assert checked == tested
+    # every reproduce command is one level's comparison
+    assert page.reproduce.count("scopa-sim compare") == 2
+    assert f"--players {framework.EXPERT},random" in page.reproduce
+
+
+def test_variant_level_differences_are_paired_per_deal():
+    """The level difference of an arm is the mean per-deal difference of differences, with the
+    paired interval; an arm on packs of its own (cirulla) is Welch's over the level
+    differences of the two arms; the page family holds both levels and these."""
+    arms = variant_comparison.compare.plan(
+        variant_comparison.compare.parse_arms(["classic", "classic:last_play_scopa=true",
+                                               "cirulla"]), 5)  # fmt: skip
+    rng = np.random.default_rng(0)
+    n = 400
+
+    def unit(shift):
+        return {
+            "points_seat0": rng.normal(2 + shift, 1, n),
+            "points_seat1": rng.normal(2, 1, n),
+            "scope": rng.normal(0.5, 0.2, n),
+            "dealer_edge": rng.normal(0, 1, n),
+        }
+
+    units = {"beginner": [unit(0), unit(0.5), unit(0)], "expert": [unit(0), unit(0), unit(0)]}
+    results = {
+        level: variant_comparison.compare.analyse(arms, (), "deals", units[level], 5)
+        for level in units
+    }
+    levels = variant_comparison.level_differences(arms, results, units)
+    by = {(d.metric, d.arm): d for d in levels}
+    d = by[("points_seat0", "classic:last_play_scopa=true")]
+    assert d.design == "paired"
+    want, p = stats.paired_difference(
+        units["expert"][0]["points_seat0"] - units["beginner"][0]["points_seat0"],
+        units["expert"][1]["points_seat0"] - units["beginner"][1]["points_seat0"],
+    )
+    assert d.diff == want and d.p_value == p and d.diff.high < 0  # experts gain 0.5 less
+    c = by[("points_seat0", "cirulla")]
+    assert c.design == "unpaired"
+    welch, _ = stats.independent_difference(
+        units["expert"][0]["points_seat0"] - units["beginner"][0]["points_seat0"],
+        units["expert"][2]["points_seat0"] - units["beginner"][2]["points_seat0"],
+    )
+    assert c.diff == welch
+    family = variant_comparison.page_family(results, levels)
+    assert family.size == len(results["beginner"].family) * 2 + len(levels)
 
 
 def test_targets_are_compared_paired_by_game_when_the_runs_share_packs(shape_data, tmp_path):
