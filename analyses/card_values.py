@@ -234,11 +234,21 @@ def glance(levels: dict, diff: dict) -> framework.Answer:
     parts = []
     for who, m in (("beginners", b), ("experts", e)):
         cap, dealt = best(m.cap), best(m.deal)
-        parts.append(
-            f"for {who} ({m.player}) the {card_name(cap)} adds most when captured (about "
-            f"{about(m.cap[cap].value)} points) and the {card_name(dealt)} when dealt (about "
-            f"{about(m.deal[dealt].value)} points over an average card of the opponent's hand)"
+        captured_text = f"captured (about {about(m.cap[cap].value)} points)"
+        dealt_text = (
+            f"dealt (about {about(m.deal[dealt].value)} points over an average card of the "
+            "opponent's hand)"
         )
+        if cap == dealt:
+            parts.append(
+                f"for {who} ({m.player}) the {card_name(cap)} adds most, {captured_text} and "
+                f"{dealt_text}"
+            )
+        else:
+            parts.append(
+                f"for {who} ({m.player}) the {card_name(cap)} adds most {captured_text} and "
+                f"the {card_name(dealt)} {dealt_text}"
+            )
     clear = {
         k: [c for c in range(PACK.n_cards) if diff[k][c].low > 0 or diff[k][c].high < 0]
         for k in DIFFERENCES

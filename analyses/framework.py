@@ -88,8 +88,8 @@ def same_packs(a: Run, b: Run) -> str:
 
 
 def levels_clause(
-    beginner: stats.Estimate,
-    expert: stats.Estimate,
+    beginner: stats.Estimate | None,
+    expert: stats.Estimate | None,
     diff: stats.Estimate | None = None,
     p_holm: float | None = None,
     alpha: float = 1 - stats.LEVEL,
@@ -97,16 +97,19 @@ def levels_clause(
     unit: str = "",
 ) -> str:
     """How the two levels' answers relate, in words for a headline: said explicitly when they
-    disagree (opposite signs, one interval excluding 0 and the other not) and when their paired
-    difference is significant in the page's family (``p_holm``); empty otherwise. ``diff`` is
-    the interval that matches the test: the family's (Bonferroni) interval of the difference;
-    ``scale`` and ``unit`` write it (100 and " pp" for a share)."""
+    disagree (opposite signs, one interval excluding 0 and the other not: pass the intervals
+    that match such a claim, the family's, or None where 0 is no question, a length or a share)
+    and when their paired difference is significant in the page's family (``p_holm``); empty
+    otherwise. ``diff`` is the interval that matches the test: the family's (Bonferroni)
+    interval of the difference; ``scale`` and ``unit`` write it (100 and " pp" for a share)."""
 
     def clear(e: stats.Estimate) -> bool:
         return e.estimable and (e.low > 0 or e.high < 0)
 
     parts = []
-    if clear(beginner) and clear(expert) and (beginner.value > 0) != (expert.value > 0):
+    if beginner is None or expert is None:
+        pass
+    elif clear(beginner) and clear(expert) and (beginner.value > 0) != (expert.value > 0):
         parts.append("the two levels disagree in sign")
     elif clear(beginner) != clear(expert):
         which = "beginners" if clear(beginner) else "experts"

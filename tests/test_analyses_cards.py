@@ -272,8 +272,13 @@ def test_ace_level_differences_are_paired_by_deal_and_ace(data):
         assert got.value == pytest.approx(want.value) and got.n == want.n, kind
         assert got.low == pytest.approx(want.low, rel=1e-6), kind
         wide = found[f"ace.levels.{kind}.points.family"]
-        assert wide.low < got.low and wide.high > got.high  # two tests: Bonferroni
+        assert wide.low < got.low and wide.high > got.high  # four tests: Bonferroni
     assert found["ace.expert.captured.points"] == e.captured["points"]
+    for prefix, v in (("ace.", b), ("ace.expert.", e)):  # each level's worth, in the family
+        rows = v.rows["captured"]
+        plain, _ = ci.clustered_test(rows["points"], rows["game"])
+        wide = found[f"{prefix}captured.points.family"]
+        assert wide.value == pytest.approx(plain.value) and wide.low < plain.low
     head = page.headline
     assert len(head.labels) == 8 and head.labels[1] == "neither 7 nor 6, experts"
     assert "between beginners (greedy)" in head.sentence

@@ -96,8 +96,10 @@ def method(deals: int, replayed: int, games: str, behind: int) -> str:
         f"{framework.expert_run(games)}, the same seed and sizes, so the same packs and the "
         "same exchanges in the replays). Family of tests: the experts' minus the beginners' "
         "points of a captured ace and of a dealt ace, pooled over the aces both levels have on "
-        "the same deals (paired per deal and ace, cluster-robust by deal): two tests, Holm "
-        "p-values and Bonferroni intervals. Nothing else is tested: every other interval is a "
+        "the same deals (paired per deal and ace, cluster-robust by deal), and at each level "
+        "whether a captured ace is worth anything (its pooled points against 0, clustered by "
+        "deal): four tests, Holm p-values and Bonferroni intervals. Nothing else is tested: "
+        "every other interval is a "
         "95% interval on its own, not simultaneous (of many such intervals about one in twenty "
         "can miss by chance), and where the text sets one suit situation (or level) beside "
         "another it quotes both intervals, not a test of their difference. A missing run of "
@@ -115,6 +117,9 @@ def build(data: Path) -> reporting.Page:
     b, e = values["beginner"], values["expert"]
     levels = level_differences(b, e)
     family = framework.Family()
+    for v in values.values():  # is a captured ace worth anything, at each level?
+        rows = v.rows["captured"]
+        family.add(("captured", v.level), *ci.clustered_test(rows["points"], rows["game"]))
     for d in levels:
         family.add(d.kind, d.diff, d.p_value)
     family.close()
@@ -137,6 +142,16 @@ def build(data: Path) -> reporting.Page:
         finding=f"{finding} {levels_text(levels, family)}",
         sections=level_sections(values, levels, family),
         data=data_rows,
-        findings=findings(b) + findings(e, "ace.expert.") + level_findings(levels, family),
+        findings=findings(b)
+        + findings(e, "ace.expert.")
+        + level_findings(levels, family)
+        + [
+            reporting.Finding(
+                f"ace.{'' if v.level == 'beginner' else 'expert.'}captured.points.family",
+                family.wide[("captured", v.level)],
+                "points per deal",
+            )
+            for v in values.values()
+        ],
         answer=glance(values, levels, family),
     )

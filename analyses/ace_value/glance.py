@@ -34,7 +34,10 @@ def glance(
         f"({family.level_text} family interval, Holm p "
         f"{stats.format_p(family.p_holm['captured'], equals=True)})"
     )
-    clause = framework.levels_clause(b.captured["points"], e.captured["points"])
+    # the sign of a captured ace's worth at each level, read in the page's family
+    clause = framework.levels_clause(
+        family.wide[("captured", "beginner")], family.wide[("captured", "expert")]
+    )
     sentence += f"; {clause}" if clause else ""
     rows = []
     for s in SITUATIONS:

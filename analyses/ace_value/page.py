@@ -304,7 +304,8 @@ def level_sections(
             "dealt: the same replay). By suit situation the levels are not paired (what a side "
             "holds of the suit depends on the play), so the page sets the two levels' intervals "
             "side by side there and tests nothing. The page's one family of tests: these "
-            "two differences (Holm; Bonferroni intervals). " + levels_text(levels, family),
+            "two differences and, at each level, a captured ace's points against 0 (Holm; "
+            "Bonferroni intervals). " + levels_text(levels, family),
             tables=[table],
         ),
     ]

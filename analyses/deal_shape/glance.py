@@ -27,8 +27,8 @@ def glance(games, experts, level, family) -> framework.Answer:
         "the leaders tie at the target"
     )
     clause = framework.levels_clause(
-        d.beginner.tie_share,
-        d.expert.tie_share,
+        None,  # a share: no sign to compare, only the paired difference
+        None,
         family.wide[d.key("tie")],
         family.p_holm[d.key("tie")],
         scale=100,

@@ -50,7 +50,10 @@ def glance(levels: list[LevelEdge], pair: LevelEdge, family: framework.Family) -
         f"({family.level_text} family interval, Holm p "
         f"{stats.format_p(family.p_holm[key], equals=True)})"
     )
-    clause = framework.levels_clause(pair.beginner.edge, pair.expert.edge)
+    # the signs of the two edges, each read in the page's family (its tests of the run edges)
+    clause = framework.levels_clause(
+        family.wide[("edge", pair.beginner.run.name)], family.wide[("edge", pair.expert.run.name)]
+    )
     sentence += f"; {clause}" if clause else ""
     rows = []
     for lv in chart_pairs(levels, pair):
