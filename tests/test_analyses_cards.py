@@ -54,6 +54,12 @@ def data(tmp_path_factory):
     return root
 
 
+@pytest.fixture(scope="module")
+def card_page(data):
+    """The card page built once (its replays cached in ``data``), for the tests that read it."""
+    return card_values.build(data)
+
+
 def _cards(mask: int) -> set[int]:
     return {c for c in range(PACK.n_cards) if mask >> c & 1}
 
@@ -180,8 +186,8 @@ def test_rank_ranges():
     assert card_values.rank_ranges(est) == {0: (1, 1), 1: (2, 3), 2: (2, 3), 3: (4, 4)}
 
 
-def test_card_page_renders_with_every_finding(data):
-    page = card_values.build(data)
+def test_card_page_renders_with_every_finding(card_page):
+    page = card_page
     names = {f.name for f in page.findings}
     for c in range(PACK.n_cards):
         code = PACK.code(c)
@@ -209,7 +215,7 @@ def test_a_stale_replay_cache_is_refused(data, tmp_path):
     assert len(ci.replays(data, run)) == len(pairs)
 
 
-def test_card_level_differences_are_paired_by_deal(data):
+def test_card_level_differences_are_paired_by_deal(data, card_page):
     """The experts' card values minus the beginners': captured, per deal where both runs
     captured the card; dealt, per replay of the same deal, card and exchange."""
     runs = {lv: require(data, framework.level_run("classic-deals", lv)) for lv in framework.LEVELS}
@@ -239,7 +245,7 @@ def test_card_level_differences_are_paired_by_deal(data):
     )
     assert dealt[card].value == pytest.approx(want.mean()) and dealt[card].n == rows.sum()
 
-    page = card_values.build(data)
+    page = card_page
     found = {f.name: f.estimate for f in page.findings}
     code = PACK.code(card)
     assert found[f"card.levels.captured.points.{code}"] == diff[card]

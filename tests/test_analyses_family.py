@@ -157,6 +157,12 @@ def family_data(tmp_path_factory) -> tuple[Path, dict]:
     return root, answers
 
 
+@pytest.fixture(scope="module")
+def family_page(family_data):
+    """The page built once from the synthetic runs, for the tests that only read it."""
+    return family.build(family_data[0])
+
+
 def test_every_preset_has_a_run():
     assert list(family.FAMILY) == list(PRESETS)
     assert len(set(family.FAMILY.values())) == len(PRESETS)
@@ -306,9 +312,9 @@ def test_family_page(family_data):
     assert not re.search(r"https?://|@import|<img|<script|<link", text)
 
 
-def test_the_findings_are_the_measures_and_the_finding_quotes_them(family_data):
-    root, answers = family_data
-    page = family.build(root)
+def test_the_findings_are_the_measures_and_the_finding_quotes_them(family_data, family_page):
+    _, answers = family_data
+    page = family_page
     found = {f.name: f for f in page.findings}
     assert len(found) == len(page.findings)
     for preset, want in answers.items():
@@ -339,9 +345,8 @@ def test_the_findings_are_the_measures_and_the_finding_quotes_them(family_data):
         ), number
 
 
-def test_the_headline_gives_both_levels_and_their_paired_difference(family_data):
-    root, _ = family_data
-    page = family.build(root)
+def test_the_headline_gives_both_levels_and_their_paired_difference(family_page):
+    page = family_page
     head = page.headline
     assert head.labels == tuple(PRESETS) and head.reference == 0.0
     found = {f.name: f.estimate for f in page.findings}
