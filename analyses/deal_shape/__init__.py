@@ -98,7 +98,13 @@ def build(data: Path) -> reporting.Page:
         deals_run = found.get(level_run(DEALS, level))
         shape = deal_shape(base)
         # The cross-check needs one other side per deal, so that side-deals are independent.
-        usable = deals_run is not None and deals_run.mode == "deals" and sides(deals_run) == 2
+        # It must be the level's own (its player on both sides), or it checks another question.
+        usable = (
+            deals_run is not None
+            and deals_run.mode == "deals"
+            and sides(deals_run) == 2
+            and set(deals_run.config["players"]) == {framework.LEVEL_PLAYER[level]}
+        )
         plain = independent_deals(deals_run) if usable else None
         games = sorted((game_shape(run) for run in game_runs), key=lambda g: g.target)
         head = next((g for g in games if g.run.name == base.name), games[0])
