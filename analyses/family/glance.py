@@ -1,6 +1,6 @@
 """The family page at a glance: how long a game lasts in each preset at both levels, in one
 sentence, and how much longer or shorter experts' games are than beginners' on the same packs,
-per preset, in an interval plot of the page's own findings (Bonferroni intervals of its family)."""
+per preset, in an interval plot of the page's own findings (95 % paired intervals)."""
 
 from __future__ import annotations
 
@@ -44,9 +44,9 @@ def glance(
         sentence += f", in classic {clause}" if clause else ""
     return framework.Answer(
         sentence=sentence + ".",
-        rows=tuple(
-            (d.preset, f"family.{d.preset}.levels.deals_per_game.family") for d in differences
-        ),
-        axis=f"deals a game lasts, experts minus beginners ({family.level_text} intervals)",
+        # 95 % paired intervals, as the chart's caption says; the sentence's claims are read in
+        # the page's family (the levels section plots those intervals)
+        rows=tuple((d.preset, f"family.{d.preset}.levels.deals_per_game") for d in differences),
+        axis="deals a game lasts, experts minus beginners (paired by game)",
         reference=0.0,
     )
