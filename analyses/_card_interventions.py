@@ -10,6 +10,7 @@ is caught, not reported.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 from dataclasses import dataclass
@@ -142,10 +143,11 @@ def replays(data: Path, run: Run, deals: int = REPLAY_DEALS) -> iv.DealtPairs:
     return pairs
 
 
-def win_table(data: Path) -> tuple[iv.WinTable, Run]:
-    """W(own, other) from the games of run ``GAMES``: both sides of every deal, scores before
-    the deal (``score - points``), and whether that side won its game (once per process)."""
-    run = require(data, GAMES)
+def win_table(data: Path, name: str = GAMES) -> tuple[iv.WinTable, Run]:
+    """W(own, other) from the games of run ``name`` (``GAMES``, or its expert twin): both sides
+    of every deal, scores before the deal (``score - points``), and whether that side won its
+    game (once per process)."""
+    run = require(data, name)
     return _win_table(str(run.folder), _stamp(run), run_variant(run).target), run
 
 
@@ -206,3 +208,15 @@ def simultaneous(level: float, family: int) -> float:
 def mean_by_deal(values: np.ndarray, game: np.ndarray, level: float = stats.LEVEL):
     """Mean with an interval clustered by deal (several cards of one deal are correlated)."""
     return iv.clustered_mean(values, game, level)
+
+
+def clustered_test(values: np.ndarray, game: np.ndarray) -> tuple[stats.Estimate, float]:
+    """The mean of ``values`` (several per deal) with a cluster-robust 95 % t interval and the
+    two-sided p-value of a zero mean: the ratio (sum over count per deal) linearised per deal.
+    Its ``n`` counts the values, as :func:`mean_by_deal`'s does."""
+    deals, at = np.unique(game, return_inverse=True)
+    sums = np.bincount(at, weights=np.asarray(values, np.float64), minlength=len(deals))
+    counts = np.bincount(at, minlength=len(deals)).astype(np.float64)
+    linear = stats.linearised_ratio(sums, counts)
+    estimate, p = stats.paired_difference(np.zeros_like(linear), linear)
+    return dataclasses.replace(estimate, n=len(values)), p

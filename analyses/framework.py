@@ -30,6 +30,102 @@ class MissingData(LookupError):
     """A run an analysis needs is not in the data folder."""
 
 
+# the two levels of play --------------------------------------------------------------------------
+
+#: The player spec of each level every page answers at (issue 32): beginners play ``greedy``,
+#: experts the compiled ``expert`` player. The one place that names them: pages, tests and the
+#: check of configs/default.toml read these constants.
+BEGINNER = "greedy"
+EXPERT = "memory"  # stand-in until scopa_sim/players/expert.py lands; then "expert"
+#: The levels in the order pages show them, with the words a page uses for each.
+LEVELS = ("beginner", "expert")
+LEVEL_PLAYER = {"beginner": BEGINNER, "expert": EXPERT}
+#: What a page does when a level's run is missing: it fails with MissingData naming the run
+#: (never a page at one level only), so a page always answers at both levels or not at all.
+
+
+def expert_run(name: str) -> str:
+    """The name of the expert twin of a beginner run of configs/default.toml: ``-greedy`` in the
+    name becomes ``-expert`` (``classic-greedy``, ``classic-expert``), else ``-expert`` is
+    appended (``classic-deals``, ``classic-deals-expert``)."""
+    if "-greedy" in name:
+        return name.replace("-greedy", "-expert", 1)
+    return f"{name}-expert"
+
+
+def level_run(name: str, level: str) -> str:
+    """The run of ``level`` whose beginner run is ``name``."""
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r}; one of {', '.join(LEVELS)}")
+    return name if level == "beginner" else expert_run(name)
+
+
+def check_level(run: Run, level: str, what: str) -> None:
+    """MissingData unless every side of ``run`` is played by ``level``'s player; ``what`` says
+    which page needs it (a run played by other players would silently answer another question)."""
+    player = LEVEL_PLAYER[level]
+    players = set(run.config["players"])
+    if players != {player}:
+        raise MissingData(
+            f"run {run.name} is played by {','.join(run.config['players'])}; {what} needs "
+            f"{player} on every side for the {level} level (configs/default.toml)"
+        )
+
+
+def same_packs(a: Run, b: Run) -> str:
+    """Why runs ``a`` and ``b`` do not play the same packs (empty when they do): the pack stream
+    depends only on the seed, the mode and the deal's shape, never on the players; the page
+    checks the data too (the same games, the same first dealers)."""
+    from scopa_sim import compare
+    from scopa_sim.rules import variant_of_config
+
+    if a.config["seed"] != b.config["seed"]:
+        return f"other seeds ({a.config['seed']}, {b.config['seed']})"
+    if a.mode != b.mode:
+        return f"other modes ({a.mode}, {b.mode})"
+    reason = compare.difference_reason(variant_of_config(a.config), variant_of_config(b.config))
+    return f"other deals ({reason})" if reason else ""
+
+
+def levels_clause(
+    beginner: stats.Estimate | None,
+    expert: stats.Estimate | None,
+    diff: stats.Estimate | None = None,
+    p_holm: float | None = None,
+    alpha: float = 1 - stats.LEVEL,
+    scale: float = 1.0,
+    unit: str = "",
+) -> str:
+    """How the two levels' answers relate, in words for a headline: said explicitly when they
+    disagree (opposite signs, one interval excluding 0 and the other not: pass the intervals
+    that match such a claim, the family's, or None where 0 is no question, a length or a share)
+    and when their paired difference is significant in the page's family (``p_holm``); empty
+    otherwise. ``diff`` is the interval that matches the test: the family's (Bonferroni)
+    interval of the difference; ``scale`` and ``unit`` write it (100 and " pp" for a share)."""
+
+    def clear(e: stats.Estimate) -> bool:
+        return e.estimable and (e.low > 0 or e.high < 0)
+
+    parts = []
+    if beginner is None or expert is None:
+        pass
+    elif clear(beginner) and clear(expert) and (beginner.value > 0) != (expert.value > 0):
+        parts.append("the two levels disagree in sign")
+    elif clear(beginner) != clear(expert):
+        which = "beginners" if clear(beginner) else "experts"
+        parts.append(f"it is clearly non-zero for {which} only")
+    if diff is not None and p_holm is not None:
+        if p_holm < alpha:
+            parts.append(
+                f"experts differ from beginners by {about(scale * diff.value)}{unit} "
+                f"[{about(scale * diff.low)}, {about(scale * diff.high)}] on the same packs "
+                f"(family interval, Holm p {stats.format_p(p_holm, equals=True)})"
+            )
+        else:
+            parts.append("the paired difference between the levels is not significant")
+    return "; ".join(parts)
+
+
 # what a page needs ------------------------------------------------------------------------------
 
 

@@ -1,7 +1,9 @@
 """The card pages (ace value, card values) measure values by intervention on small real runs.
 
 A fixture plays two small runs as ``make simulate`` would (greedy against greedy): independent
-deals (``classic-deals``) and whole games (``classic-greedy``, for the win-chance table). The
+deals (``classic-deals``) and whole games (``classic-greedy``, for the win-chance table), and
+their expert twins (``classic-deals-expert``, ``classic-expert``: framework.EXPERT on both sides,
+the same seed and sizes). The
 pages' numbers are then checked against independent computations: the captured values against
 the reference engine's scoring of each pile with the card moved, the dealt values against a fresh
 set of paired replays, and the simultaneous intervals against their Bonferroni level. The pages
@@ -19,7 +21,7 @@ import pytest
 from scipy import stats as sps
 
 from analyses import _card_interventions as ci
-from analyses import ace_value, card_values
+from analyses import ace_value, card_values, framework
 from analyses.framework import MissingData, require
 from scopa_sim import interventions as iv
 from scopa_sim import runner, stats
@@ -42,12 +44,20 @@ def data(tmp_path_factory):
         ("classic-deals", "deals", DEALS),
         ("classic-greedy", "games", GAMES),
     ):
-        config = runner.RunConfig.create(
-            variant="classic", players=["greedy", "greedy"], mode=mode, count=count,
-            seed=SEED, out=root / name, chunk_size=count // 2,
-        )  # fmt: skip
-        runner.run(config, progress=False)
+        for level in framework.LEVELS:
+            config = runner.RunConfig.create(
+                variant="classic", players=[framework.LEVEL_PLAYER[level]] * 2, mode=mode,
+                count=count, seed=SEED, out=root / framework.level_run(name, level),
+                chunk_size=count // 2,
+            )  # fmt: skip
+            runner.run(config, progress=False)
     return root
+
+
+@pytest.fixture(scope="module")
+def card_page(data):
+    """The card page built once (its replays cached in ``data``), for the tests that read it."""
+    return card_values.build(data)
 
 
 def _cards(mask: int) -> set[int]:
@@ -156,10 +166,12 @@ def test_simultaneous_intervals_are_bonferroni(data):
     run = require(data, "classic-deals")
     wide, _, _ = card_values.captured(run)
     narrow, _, _ = card_values.captured(run, level=0.95)
-    assert card_values.LEVEL == pytest.approx(1 - 0.05 / 120)
+    # per card: captured, dealt and win at two levels, and the two level differences
+    assert card_values.FAMILY == 320
+    assert card_values.LEVEL == pytest.approx(1 - 0.05 / 320)
     card = card_values.SETTEBELLO
     n = narrow[card].n
-    ratio = sps.t.ppf(1 - 0.025 / 120, n - 1) / sps.t.ppf(0.975, n - 1)
+    ratio = sps.t.ppf(1 - 0.025 / 320, n - 1) / sps.t.ppf(0.975, n - 1)
     assert wide[card].half_width == pytest.approx(ratio * narrow[card].half_width, rel=1e-6)
 
 
@@ -174,8 +186,8 @@ def test_rank_ranges():
     assert card_values.rank_ranges(est) == {0: (1, 1), 1: (2, 3), 2: (2, 3), 3: (4, 4)}
 
 
-def test_card_page_renders_with_every_finding(data):
-    page = card_values.build(data)
+def test_card_page_renders_with_every_finding(card_page):
+    page = card_page
     names = {f.name for f in page.findings}
     for c in range(PACK.n_cards):
         code = PACK.code(c)
@@ -201,6 +213,93 @@ def test_a_stale_replay_cache_is_refused(data, tmp_path):
     finally:
         saved.write_parquet(folder / "classic-deals-dealt.parquet")
     assert len(ci.replays(data, run)) == len(pairs)
+
+
+def test_card_level_differences_are_paired_by_deal(data, card_page):
+    """The experts' card values minus the beginners': captured, per deal where both runs
+    captured the card; dealt, per replay of the same deal, card and exchange."""
+    runs = {lv: require(data, framework.level_run("classic-deals", lv)) for lv in framework.LEVELS}
+    points = {lv: card_values.captured_points(run)[0] for lv, run in runs.items()}
+    diff = card_values.captured_difference(points["beginner"], points["expert"])
+    frames = {lv: run.scan().sort("game", "side").collect() for lv, run in runs.items()}
+    card = card_values.SETTEBELLO
+    values = []
+    for game in range(DEALS):
+        got = []
+        for lv in framework.LEVELS:
+            captured = frames[lv]["captured"].to_numpy().reshape(-1, 2)[game]
+            scope = frames[lv]["scope"].to_numpy().reshape(-1, 2)[game]
+            piles = [_cards(int(m)) for m in captured]
+            side = 0 if card in piles[0] else 1 if card in piles[1] else -1
+            got.append(None if side < 0 else _reference_value(piles, list(scope), side, card))
+        if None not in got:
+            values.append(got[1] - got[0])
+    assert diff[card].value == pytest.approx(np.mean(values)) and diff[card].n == len(values)
+    pairs = {lv: ci.replays(data, run) for lv, run in runs.items()}
+    assert np.array_equal(pairs["beginner"].partner, pairs["expert"].partner)  # same exchanges
+    dealt = card_values.dealt_difference(pairs["beginner"], pairs["expert"])
+    b, e = pairs["beginner"], pairs["expert"]
+    rows = b.card == card
+    want = (e.points_with[rows].astype(int) - e.points_without[rows]) - (
+        b.points_with[rows].astype(int) - b.points_without[rows]
+    )
+    assert dealt[card].value == pytest.approx(want.mean()) and dealt[card].n == rows.sum()
+
+    page = card_page
+    found = {f.name: f.estimate for f in page.findings}
+    code = PACK.code(card)
+    assert found[f"card.levels.captured.points.{code}"] == diff[card]
+    assert found[f"card.levels.dealt.points.{code}"] == dealt[card]
+    head = page.headline
+    assert len(head.labels) == 2 * card_values.GLANCE_CARDS
+    assert head.labels[0].endswith(", beginners") and head.labels[1].endswith(", experts")
+    assert f"for experts ({framework.EXPERT})" in head.sentence
+    assert [s.heading for s in page.sections] == [
+        "Card values: beginners (greedy players)",
+        f"Card values: experts ({framework.EXPERT} players)",
+        "Experts against beginners",
+    ]
+
+
+def test_ace_level_differences_are_paired_by_deal_and_ace(data):
+    page = ace_value.build(data)
+    found = {f.name: f.estimate for f in page.findings}
+    b, e = (ace_value.measure(data, lv) for lv in framework.LEVELS)
+    for kind in ("captured", "dealt"):
+        rb, re_ = b.rows[kind], e.rows[kind]
+        key_b = {(g, a): p for g, a, p in zip(rb["game"], rb["ace"], rb["points"], strict=True)}
+        diffs, games = [], []
+        for g, a, p in zip(re_["game"], re_["ace"], re_["points"], strict=True):
+            if (g, a) in key_b:
+                diffs.append(p - key_b[g, a])
+                games.append(g)
+        want = ci.mean_by_deal(np.array(diffs), np.array(games))
+        got = found[f"ace.levels.{kind}.points"]
+        assert got.value == pytest.approx(want.value) and got.n == want.n, kind
+        assert got.low == pytest.approx(want.low, rel=1e-6), kind
+        wide = found[f"ace.levels.{kind}.points.family"]
+        assert wide.low < got.low and wide.high > got.high  # four tests: Bonferroni
+    assert found["ace.expert.captured.points"] == e.captured["points"]
+    for prefix, v in (("ace.", b), ("ace.expert.", e)):  # each level's worth, in the family
+        rows = v.rows["captured"]
+        plain, _ = ci.clustered_test(rows["points"], rows["game"])
+        wide = found[f"{prefix}captured.points.family"]
+        assert wide.value == pytest.approx(plain.value) and wide.low < plain.low
+    head = page.headline
+    assert len(head.labels) == 8 and head.labels[1] == "neither 7 nor 6, experts"
+    assert "between beginners (greedy)" in head.sentence
+    assert f"between experts ({framework.EXPERT})" in head.sentence
+    assert "family interval, Holm p" in head.sentence
+    assert "Experts minus beginners on the same packs" in page.finding
+
+
+def test_card_pages_fail_without_an_expert_run(data, tmp_path):
+    for path in data.iterdir():
+        if path.name != "classic-deals-expert" and path.name != "interventions":
+            (tmp_path / path.name).symlink_to(path)
+    for module in (ace_value, card_values):
+        with pytest.raises(MissingData, match="classic-deals-expert"):
+            module.build(tmp_path)
 
 
 def test_card_names():

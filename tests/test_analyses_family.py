@@ -11,6 +11,7 @@ scopa (no category scored), which must not count as a tie.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -19,7 +20,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from analyses import family
+from analyses import family, framework
 from analyses.framework import MissingData, runs
 from scopa_sim import stats
 from scopa_sim.reporting import json_problems, page_json, render_page
@@ -29,6 +30,14 @@ from scopa_sim.storage import SCHEMA
 GAMES = 300
 LENGTHS = np.array([2, 3, 4])[np.arange(GAMES) % 3]
 BONUS = {name: i % 5 - 2 for i, name in enumerate(PRESETS)}  # whole points; some negative
+# The expert twin of each preset plays the same games SHIFT deals longer on average: per game
+# SHIFT plus +1, -1, 0 in turn (a spread, so the paired interval exists), never below one deal.
+SHIFT = {name: i % 3 - 1 for i, name in enumerate(PRESETS)}  # -1, 0, +1 deals
+
+
+def expert_lengths(preset: str) -> np.ndarray:
+    g = np.arange(GAMES)
+    return LENGTHS + SHIFT[preset] + (g % 3 == 0).astype(int) - (g % 3 == 1).astype(int)
 
 
 def write_run(root: Path, name: str, columns: dict, *, variant: str, players) -> None:
@@ -56,8 +65,11 @@ def tie_pattern(g, d, modulus: int) -> np.ndarray:
     return (g * 7 + d) % modulus == 0
 
 
-def preset_columns(preset: str, seed: int) -> tuple[dict, dict]:
+def preset_columns(
+    preset: str, seed: int, lengths=LENGTHS, player: str = "greedy"
+) -> tuple[dict, dict]:
     """The rows of one run, and the answers the page must find."""
+    LENGTHS = np.asarray(lengths)  # the module's planted lengths, or the expert's
     rules = PRESETS[preset]
     n, s = rules.n_players, rules.n_sides
     rng = np.random.default_rng(seed)
@@ -105,7 +117,7 @@ def preset_columns(preset: str, seed: int) -> tuple[dict, dict]:
         rows["final"].append(last)
         rows["won"].append(last & (side == 0))
         rows["stopped"].append(stopped)
-        rows["strategy"].append(np.full(deals, "greedy"))
+        rows["strategy"].append(np.full(deals, player))
     # one row per side per deal, ordered by game, deal, side
     order = np.lexsort((np.repeat(np.arange(s), deals), np.tile(np.arange(deals), s)))
     columns = {k: np.concatenate(v)[order] for k, v in rows.items()}
@@ -132,15 +144,68 @@ def family_data(tmp_path_factory) -> tuple[Path, dict]:
         columns, answers[preset] = preset_columns(preset, seed=100 + i)
         players = ["greedy"] * PRESETS[preset].n_sides
         write_run(root, name, columns, variant=preset, players=players)
+        # its expert twin: the same first dealers (same seed), games of other lengths
+        lengths = expert_lengths(preset)
+        columns, answers[preset]["expert"] = preset_columns(
+            preset, 100 + i, lengths, framework.EXPERT
+        )
+        players = [framework.EXPERT] * PRESETS[preset].n_sides
+        write_run(root, framework.expert_run(name), columns, variant=preset, players=players)
     # a run the page must ignore
     columns, _ = preset_columns("classic", seed=1)
     write_run(root, "classic-random", columns, variant="classic", players=["random"] * 2)
     return root, answers
 
 
+@pytest.fixture(scope="module")
+def family_page(family_data):
+    """The page built once from the synthetic runs, for the tests that only read it."""
+    return family.build(family_data[0])
+
+
 def test_every_preset_has_a_run():
     assert list(family.FAMILY) == list(PRESETS)
     assert len(set(family.FAMILY.values())) == len(PRESETS)
+    experts = family.level_names("expert")
+    assert list(experts) == list(PRESETS)
+    assert set(experts.values()).isdisjoint(family.FAMILY.values())
+    assert set(family.NEEDS.runs) == {*family.FAMILY.values(), *experts.values()}
+
+
+def test_the_levels_are_compared_paired_by_game(family_data):
+    """Experts' game length minus beginners': the planted SHIFT, with the paired t interval of
+    the per-game differences (not Welch's, which ignores that game g shares its packs)."""
+    root, _ = family_data
+    experts = family.family_runs(root, "expert")
+    differences = []
+    for preset, run in family.family_runs(root).items():
+        b, e = family.measure(preset, run), family.measure(preset, experts[preset])
+        assert e.length.value == pytest.approx(3.0 + SHIFT[preset])
+        d = family.level_difference(b, e)
+        assert d.paired and d.why == ""
+        want, p = stats.paired_difference(LENGTHS, expert_lengths(preset))
+        assert d.length == want and d.p_value == p
+        assert d.length.value == pytest.approx(SHIFT[preset])
+        welch, _ = stats.independent_difference(LENGTHS, expert_lengths(preset))
+        assert d.length.high - d.length.low < welch.high - welch.low
+        differences.append(d)
+    fam = family.level_family(differences)
+    assert fam.size == len(PRESETS)
+    # Holm over the presets' tests: the zero shifts are not significant, the others are
+    for d in differences:
+        assert (fam.p_holm[("length", d.preset)] < 0.05) == (SHIFT[d.preset] != 0), d.preset
+        wide = fam.wide[("length", d.preset)]
+        assert wide.low < d.length.low and wide.high > d.length.high
+
+
+def test_runs_on_other_packs_are_compared_unpaired(family_data):
+    root, _ = family_data
+    b = family.measure("classic", family.family_runs(root)["classic"])
+    e = family.measure("classic", family.family_runs(root, "expert")["classic"])
+    other = dataclasses.replace(e.run, config={**e.run.config, "seed": 18})
+    d = family.level_difference(b, dataclasses.replace(e, run=other))
+    assert not d.paired and "other seeds" in d.why
+    assert d.length == stats.independent_difference(LENGTHS, expert_lengths("classic"))[0]
 
 
 def test_the_measures_are_the_planted_ones(family_data):
@@ -205,18 +270,22 @@ def test_family_page(family_data):
     root, answers = family_data
     page = family.build(root)
     assert page.slug == "family" and page.title == "The Scopa family side by side"
+    headings = ["points and scope per deal", "tied categories", "the dealer's edge", "game length"]
     assert [s.heading for s in page.sections] == [
-        "Points and scope per deal",
-        "Tied categories",
-        "The dealer's edge",
-        "Game length",
+        *[f"Beginners (greedy players): {h}" for h in headings],
+        *[f"Experts ({framework.EXPERT} players): {h}" for h in headings],
+        "Experts against beginners",
     ]
     figures = [f for s in page.sections for f in s.figures]
-    assert len(figures) == 5 and all("<svg" in f.svg for f in figures)
-    assert [row["preset"] for row in page.data] == list(PRESETS)
-    assert [row["run"] for row in page.data] == list(family.FAMILY.values())
+    assert len(figures) == 11 and all("<svg" in f.svg for f in figures)
+    assert [row["preset"] for row in page.data] == list(PRESETS) * 2
+    experts = family.level_names("expert")
+    assert [row["run"] for row in page.data] == [*family.FAMILY.values(), *experts.values()]
     assert all(row["seed"] == 17 and row["games"] == GAMES for row in page.data)
-    assert all(row["deals"] == answers[row["preset"]]["deals"] for row in page.data)
+    for row in page.data:
+        want = answers[row["preset"]]
+        want = want["expert"] if row["run"].endswith("-expert") else want
+        assert row["deals"] == want["deals"]
     assert "make simulate && make report" in page.reproduce
     assert "python -m analyses.family" in page.reproduce
     assert "random" in page.method and "linearised per game" in page.method
@@ -233,19 +302,19 @@ def test_family_page(family_data):
     assert scopa52[4] == "—" and scopa52[6] == "—"  # no primiera in the 52-card game
     document = page_json(page)
     assert json_problems(json.loads(json.dumps(document))) == []
-    assert [r["details"]["preset"] for r in document["runs"]] == list(PRESETS)
+    assert [r["details"]["preset"] for r in document["runs"]] == list(PRESETS) * 2
     assert all(r["games"] == GAMES and r["seed"] == 17 for r in document["runs"])
     html = render_page(page)
     assert html == render_page(family.build(root))  # deterministic
-    assert html.count("<svg") == 6  # five figures and the headline chart
+    assert html.count("<svg") == 12  # five figures per level, the levels', the headline chart
     # self-contained: apart from the SVG namespace names, nothing points off the page
     text = re.sub(r'xmlns(:\w+)?="[^"]*"', "", html)
     assert not re.search(r"https?://|@import|<img|<script|<link", text)
 
 
-def test_the_findings_are_the_measures_and_the_finding_quotes_them(family_data):
-    root, answers = family_data
-    page = family.build(root)
+def test_the_findings_are_the_measures_and_the_finding_quotes_them(family_data, family_page):
+    _, answers = family_data
+    page = family_page
     found = {f.name: f for f in page.findings}
     assert len(found) == len(page.findings)
     for preset, want in answers.items():
@@ -260,6 +329,11 @@ def test_the_findings_are_the_measures_and_the_finding_quotes_them(family_data):
             assert tied == pytest.approx(want["ties"][c])
         assert (f"family.{preset}.no_primiera" in found) == (rules.primiera is not None)
         assert f"family.{preset}.tied.sevens" in found or not rules.most_sevens
+        expert = want["expert"]
+        edge = found[f"family.{preset}.expert.dealer_edge"].estimate.value
+        assert edge == pytest.approx(expert["edge"])
+        points = found[f"family.{preset}.expert.points_per_deal"].estimate.value
+        assert points == pytest.approx(expert["points"])
     # every number of the one-sentence finding is a finding
     numbers = re.findall(r"-?\d+\.\d{3} \[-?\d+\.\d{3}, -?\d+\.\d{3}\]", page.finding)
     assert len(numbers) >= 4  # two points, two lengths (the planted edges have no interval)
@@ -269,6 +343,39 @@ def test_the_findings_are_the_measures_and_the_finding_quotes_them(family_data):
             (round(e.value, 3), round(e.low, 3), round(e.high, 3)) == (value, low, high)
             for e in (f.estimate for f in page.findings)
         ), number
+
+
+def test_the_headline_gives_both_levels_and_their_paired_difference(family_page):
+    page = family_page
+    head = page.headline
+    assert head.labels == tuple(PRESETS) and head.reference == 0.0
+    found = {f.name: f.estimate for f in page.findings}
+    for preset, e in zip(PRESETS, head.estimates, strict=True):
+        assert e == found[f"family.{preset}.levels.deals_per_game"]  # 95 %, as captioned
+        assert e.value == pytest.approx(SHIFT[preset])
+        assert found[f"family.{preset}.expert.deals_per_game"].value == pytest.approx(
+            3.0 + SHIFT[preset]
+        )
+    clear = sum(s != 0 for s in SHIFT.values())
+    longer = sum(s > 0 for s in SHIFT.values())
+    assert (
+        "beginners (greedy)" in head.sentence and f"experts ({framework.EXPERT})" in head.sentence
+    )
+    assert f"differ clearly in {clear} of {len(PRESETS)} presets ({longer} longer" in head.sentence
+    # classic's shift is -1: significant, so the sentence says by how much experts differ
+    assert SHIFT["classic"] == -1 and "in classic experts differ from beginners by -1" in (
+        head.sentence
+    )
+    assert f"in {longer} presets" in page.finding and "Holm p < 0.05" in page.finding
+
+
+def test_family_page_fails_without_an_expert_run(family_data, tmp_path):
+    root, _ = family_data
+    for path in root.iterdir():
+        if "family-escoba-expert" not in path.name:
+            (tmp_path / path.name).symlink_to(path)
+    with pytest.raises(MissingData, match="family-escoba-expert"):
+        family.build(tmp_path)
 
 
 def test_family_page_needs_its_runs(family_data, tmp_path):

@@ -10,7 +10,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from analyses import deal_shape, seat_advantage, variant_comparison
+from analyses import deal_shape, framework, seat_advantage, variant_comparison
 from analyses.framework import MissingData, runs
 from scopa_sim import stats
 from scopa_sim.reporting import ci as reporting_ci
@@ -202,6 +202,24 @@ def seat_data(tmp_path_factory) -> Path:
     bumped = dict(base)
     bumped["points"] = base["points"] + base["dealer"] * rng.integers(0, 2, len(base["points"]))
     write_run(root, "synth-bumped", bumped, variant="classic", players=["greedy", "greedy"])
+    # classic-greedy's expert twin: the same games, the dealer's side a fair coin more than in
+    # classic-greedy (experts gain 0.5 more from dealing, paired by game); the same winners
+    expert = dict(bumped)
+    expert["points"] = base["points"] + base["dealer"] * rng.integers(0, 2, len(base["points"]))
+    expert["strategy"] = np.full(len(base["points"]), framework.EXPERT)
+    write_run(root, "classic-expert", expert, variant="classic", players=[framework.EXPERT] * 2)
+    # synth-3p's twin, dealt from other first dealers: not the same packs, compared unpaired
+    write_run(
+        root,
+        "synth-3p-expert",
+        seat_columns(
+            rng, games=3000, deals=4, n_players=3, highs=[5, 5, 5],
+            strategies=[framework.EXPERT] * 3, winners=lambda first_side: first_side,
+            first=first_dealers(3000, 3, seed=8),
+        ),
+        variant="classic-3p",
+        players=[framework.EXPERT] * 3,
+    )  # fmt: skip
     # ... and the same games with other first dealers: not the same packs, no pairing
     moved = dict(base)
     moved["first_dealer"] = ~np.asarray(base["first_dealer"])
@@ -288,6 +306,52 @@ def test_runs_on_the_same_packs_are_paired_by_game(seat_data):
     assert other.win_p is None  # Newcombe: an interval, no test
 
 
+def test_seat_levels_are_paired_by_game_on_the_same_packs(seat_data):
+    """classic-expert plays classic-greedy's games with a planted extra edge of 0.5: paired by
+    game (narrower than Welch's); synth-3p-expert, other first dealers: unpaired, said why."""
+    page = seat_advantage.build(seat_data)
+    found = {f.name: f.estimate for f in page.findings}
+    edges = {n: seat_advantage.measure(r) for n, r in runs(seat_data).items()}
+    levels = {lv.name: lv for lv in seat_advantage.level_edges(list(edges.values()),
+                                                                 framework.expert_run)}  # fmt: skip
+    assert set(levels) == {"classic-greedy", "synth-3p"}
+    classic = levels["classic-greedy"]
+    assert classic.design == "paired" and classic.reason == ""
+    want, _ = stats.paired_difference(
+        edges["classic-greedy"].edge_values, edges["classic-expert"].edge_values
+    )
+    assert classic.edge_diff == want == found["seat.levels.classic-greedy.edge_diff"]
+    assert classic.edge_diff.low < DEALER_BONUS < classic.edge_diff.high
+    welch, _ = stats.independent_difference(
+        edges["classic-greedy"].edge_values, edges["classic-expert"].edge_values
+    )
+    assert classic.edge_diff.half_width < 0.8 * welch.half_width
+    three = levels["synth-3p"]
+    assert three.design == "unpaired" and three.reason == "other first dealers"
+    assert three.win_p is None
+    # the headline: both levels' classic edges, and the paired difference with its family
+    # interval, which is significant here (0.5 a deal on 4,000 games)
+    head = page.headline
+    assert head.labels[:2] == ("classic, beginners", "classic, experts")
+    assert head.estimates[0] == found["seat.edge.classic-greedy"]
+    assert head.estimates[1] == found["seat.edge.classic-expert"]
+    assert "between beginners (greedy)" in head.sentence
+    assert f"between experts ({framework.EXPERT})" in head.sentence
+    wide = found["seat.levels.classic-greedy.edge_diff.family"]
+    assert f"is {framework.about(wide.value)} [{framework.about(wide.low)}, " in head.sentence
+    assert "Between experts (classic-expert) the edge is" in page.finding
+    (section,) = [s for s in page.sections if s.heading == "Experts against beginners"]
+    assert [r[0] for r in section.tables[0].rows] == ["classic-greedy", "synth-3p"]
+
+
+def test_seat_page_fails_without_the_headline_expert_run(seat_data, tmp_path):
+    for path in seat_data.iterdir():
+        if "classic-expert" not in path.name:
+            (tmp_path / path.name).symlink_to(path)
+    with pytest.raises(MissingData, match="classic-expert"):
+        seat_advantage.build(tmp_path)
+
+
 def test_duplicate_tournament_gives_each_players_edge(seat_data):
     dups, skipped = seat_advantage.duplicate_edges(seat_data)
     assert skipped == [] and len(dups) == 1
@@ -317,13 +381,17 @@ def test_seat_page(seat_data, monkeypatch):
         "synth-mixed",
         "synth-bumped",
         "synth-moved",
+        "classic-expert",
+        "synth-3p-expert",
         "tournaments/tiny/greedy-vs-random and random-vs-greedy",
     }
-    # one Holm family: 7 run edges, 2 strategies of synth-mixed, 2 duplicate players, and the
-    # forced-capture edge (unpaired here: no test of the Newcombe share difference)
+    # one Holm family: 9 run edges, 2 strategies of synth-mixed, 2 duplicate players, the
+    # forced-capture edge (unpaired here: no test of the Newcombe share difference) and the two
+    # level differences of the edge (classic-greedy's share of games won differs by exactly 0,
+    # no test; synth-3p's is unpaired: Newcombe, no test)
     (first,) = [s for s in page.sections if s.heading.startswith("Dealer against")]
-    assert "One family for the whole page: 12 tests" in first.text
-    assert "Bonferroni interval at 99.58 % (1 - 0.05/12)" in first.text
+    assert "One family for the whole page: 16 tests" in first.text
+    assert "Bonferroni interval at 99.69 % (1 - 0.05/16)" in first.text
     edges = {
         n: seat_advantage.measure(r)
         for n, r in runs(seat_data).items()
@@ -370,37 +438,54 @@ def game_rows(target: int, length: int, tie: bool):
     return [*[(1, 1)] * (length - 1), (target - (length - 1), 0)]  # tied below the target only
 
 
+def expert_games(target: int) -> list[tuple[int, bool]]:
+    """The expert twin's games: game g one deal longer when g is even, so experts' games last
+    half a deal longer on average with a spread; at target 11 no game ties at the target."""
+    return [
+        (length + (g % 2 == 0), tie and target != 11)
+        for g, (length, tie) in enumerate(beginner_games(target))
+    ]
+
+
+def beginner_games(target: int) -> list[tuple[int, bool]]:
+    return [(length, False) for length in LENGTHS[target] * 25] + [(5, True)] * TIES[target]
+
+
+def write_shape_run(root: Path, name: str, target: int, games, player: str) -> None:
+    cols = {
+        k: []
+        for k in ("game", "deal", "side", "dealer", "points", "score", "scope", "final", "won")
+    }
+    for game, (length, tie) in enumerate(games):
+        score = [0, 0]
+        deals = game_rows(target, length, tie)
+        for deal, pts in enumerate(deals):
+            for side in (0, 1):
+                score[side] += pts[side]
+                last = deal == len(deals) - 1
+                cols["game"].append(game)
+                cols["deal"].append(deal)
+                cols["side"].append(side)
+                cols["dealer"].append(side == (deal + 1) % 2)
+                cols["points"].append(pts[side])
+                cols["score"].append(score[side])
+                cols["scope"].append(deal % 2 if side == 0 else 0)  # one scopa in odd deals
+                cols["final"].append(last)
+                cols["won"].append(last and side == 0)
+    variant = "classic" if target == 11 else f"classic:target={target}"
+    write_run(root, name, cols, variant=variant, players=[player, player])
+
+
+SHAPE_RUNS = ((11, "classic-greedy"), (16, "classic-target-16"), (21, "classic-target-21"))
+
+
 @pytest.fixture(scope="module")
 def shape_data(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("shape")
-    for target, name in (
-        (11, "classic-greedy"),
-        (16, "classic-target-16"),
-        (21, "classic-target-21"),
-    ):
-        cols = {
-            k: []
-            for k in ("game", "deal", "side", "dealer", "points", "score", "scope", "final", "won")
-        }
-        games = [(length, False) for length in LENGTHS[target] * 25] + [(5, True)] * TIES[target]
-        for game, (length, tie) in enumerate(games):
-            score = [0, 0]
-            deals = game_rows(target, length, tie)
-            for deal, pts in enumerate(deals):
-                for side in (0, 1):
-                    score[side] += pts[side]
-                    last = deal == len(deals) - 1
-                    cols["game"].append(game)
-                    cols["deal"].append(deal)
-                    cols["side"].append(side)
-                    cols["dealer"].append(side == (deal + 1) % 2)
-                    cols["points"].append(pts[side])
-                    cols["score"].append(score[side])
-                    cols["scope"].append(deal % 2 if side == 0 else 0)  # one scopa in odd deals
-                    cols["final"].append(last)
-                    cols["won"].append(last and side == 0)
-        variant = "classic" if target == 11 else f"classic:target={target}"
-        write_run(root, name, cols, variant=variant, players=["greedy", "greedy"])
+    for target, name in SHAPE_RUNS:
+        write_shape_run(root, name, target, beginner_games(target), "greedy")
+        expert = framework.expert_run(name)
+        write_shape_run(root, expert, target, expert_games(target), framework.EXPERT)
     rng = np.random.default_rng(3)
     write_deals_run(root, "classic-deals", rng, deals=1000)
     return root
@@ -435,15 +520,69 @@ def test_deal_shape_page(shape_data):
     assert int(shape.points["dealer"].sum()) == int(shape.points["other"].sum()) == sum(lengths)
 
     page = deal_shape.build(shape_data)
-    assert [s.heading for s in page.sections] == ["A deal", "A game"]
+    assert [s.heading for s in page.sections] == [
+        "Beginners (greedy players): a deal",
+        "Beginners (greedy players): a game",
+        f"Experts ({framework.EXPERT} players): a deal",
+        f"Experts ({framework.EXPERT} players): a game",
+        "Experts against beginners",
+    ]
     assert [row["run"] for row in page.data] == [
         "classic-greedy",
         "classic-target-16",
         "classic-target-21",
         "classic-deals",
-    ]
+        "classic-expert",
+        "classic-target-16-expert",
+        "classic-target-21-expert",
+    ]  # no classic-deals-expert: its cross-check is optional
     assert f"lasts {np.mean(lengths):.3f} [" in page.finding
-    assert sum(len(s.figures) for s in page.sections) == 3
+    assert sum(len(s.figures) for s in page.sections) == 6
+
+
+def test_deal_shape_compares_the_levels_paired_by_game(shape_data):
+    """Experts minus beginners per target: the planted half deal (and ties at 11 gone), with the
+    paired interval of the per-game differences; the headline gives both levels."""
+    page = deal_shape.build(shape_data)
+    found = {f.name: f.estimate for f in page.findings}
+    fam = deal_shape.differences_family([], [])  # an empty family closes
+    assert fam.size == 0
+    for target, _ in SHAPE_RUNS:
+        b = [length for length, _ in beginner_games(target)]
+        e = [length for length, _ in expert_games(target)]
+        want, _ = stats.paired_difference(b, e)
+        got = found[f"deal_shape.target_{target}.levels.deals_per_game"]
+        assert got == want and got.value == pytest.approx(0.5 * (1 + (len(b) % 2) / len(b)))
+        assert found[f"deal_shape.expert.target_{target}.deals_per_game"] == stats.mean_ci(e)
+        tb = [float(t) for _, t in beginner_games(target)]
+        te = [float(t) for _, t in expert_games(target)]
+        tie, want = found[f"deal_shape.target_{target}.levels.tie_share"], None
+        want = stats.paired_difference(tb, te)[0]
+        np.testing.assert_equal(
+            (tie.value, tie.low, tie.high, tie.n), (want.value, want.low, want.high, want.n)
+        )
+        assert tie.value == pytest.approx(-7 / len(tb) if target == 11 else 0.0)
+        wide = found[f"deal_shape.target_{target}.levels.deals_per_game.family"]
+        assert wide.low < got.low and wide.high > got.high  # Bonferroni: wider
+    head = page.headline
+    assert head.labels[:2] == ("to 11, beginners", "to 11, experts") and len(head.labels) == 6
+    lengths = [length for length, _ in beginner_games(11)]
+    assert head.estimates[0] == stats.mean_ci(lengths)
+    assert (
+        "beginners (greedy)" in head.sentence and f"experts ({framework.EXPERT})" in head.sentence
+    )
+    assert "family interval, Holm p" in head.sentence
+    # ties at 11: beginners 7 of 107 games, experts none; the sentence says where they disagree
+    assert "ties: it is clearly non-zero for" not in head.sentence or "only" in head.sentence
+    assert "On the same packs, experts minus beginners at target 11" in page.finding
+
+
+def test_deal_shape_fails_without_an_expert_run(shape_data, tmp_path):
+    for path in shape_data.iterdir():
+        if "classic-target-21-expert" not in path.name:
+            (tmp_path / path.name).symlink_to(path)
+    with pytest.raises(MissingData, match="classic-target-21-expert"):
+        deal_shape.build(tmp_path)
 
 
 def test_pages_need_their_runs(tmp_path):
@@ -457,27 +596,101 @@ def test_variant_comparison_page(monkeypatch, tmp_path):
     monkeypatch.setattr(variant_comparison, "WORKERS", 1)
     page = variant_comparison.build(tmp_path)  # an empty folder: nothing is read
     assert page.slug == "variant-comparison"
-    (section,) = page.sections
-    assert "<svg" in section.figures[0].svg
-    arms_in_table = {row[1] for row in section.tables[0].rows}
-    assert arms_in_table == set(variant_comparison.ARMS)
-    assert [row["arm"] for row in page.data] == list(variant_comparison.ARMS)
+    beginners, experts, _ = page.sections
+    assert beginners.heading.startswith("Beginners (greedy against random)")
+    assert experts.heading.startswith(f"Experts ({framework.EXPERT} against random)")
+    for section in (beginners, experts):
+        assert "<svg" in section.figures[0].svg
+        assert {row[1] for row in section.tables[0].rows} == set(variant_comparison.ARMS)
+    assert [row["arm"] for row in page.data] == list(variant_comparison.ARMS) * 2
+    assert [row["players"] for row in page.data] == (
+        ["greedy,random"] * len(variant_comparison.ARMS)
+        + [f"{framework.EXPERT},random"] * len(variant_comparison.ARMS)
+    )
     assert all(
         row["deals"] == "2,000" and "not read from the data folder" in row["source"]
         for row in page.data
     )
     # the random player is bound by forced capture, so that arm plays differently
-    forced = [r for r in section.tables[0].rows if r[1] == "classic:forced_capture=true"]
+    forced = [r for r in beginners.tables[0].rows if r[1] == "classic:forced_capture=true"]
     assert any(r[3] != "0.000 [0.000, 0.000]" for r in forced)
     assert page.finding.startswith("Clearest difference from classic:")
     # the clearest difference is quoted with its Bonferroni interval, which is a finding
     family = [f for f in page.findings if f.name.endswith(".diff_family")]
-    assert len(family) == 3 * (len(variant_comparison.ARMS) - 1)  # seat0, seat1, scope per arm
+    tested = 3 * (len(variant_comparison.ARMS) - 1)  # seat0, seat1, scope per arm
+    assert len(family) == 3 * tested  # beginners, experts, and the levels' differences
     assert any(reporting_ci(f.estimate) in page.finding for f in family)
     assert "% Bonferroni interval; Holm p" in page.finding
+    # the family: every tested difference with a spread (a difference of exactly 0 throughout,
+    # a rule that changes nothing at this size, has no p-value)
+    tested_names = {f.name.removesuffix("_family") for f in family}
+    diffs = [f for f in page.findings if f.name in tested_names]
+    assert len(diffs) == 3 * tested
+    assert f"one family of {sum(f.estimate.estimable for f in diffs)} tests" in page.finding
     assert "smallest true differences these data detect with 80 % power" in page.method
     names = {f.name for f in page.findings}
     assert {"variant.detectable.scope", "variant.scope.classic"} <= names
+    assert {"variant.expert.scope.classic", "variant.levels.scope.cirulla.diff"} <= names
+    # the headline: both levels per arm, each quoted in the page family's intervals
+    head = page.headline
+    assert len(head.labels) == 2 * (len(variant_comparison.ARMS) - 1)
+    assert head.labels[0].endswith(", beginners") and head.labels[1].endswith(", experts")
+    assert f"for experts ({framework.EXPERT})" in head.sentence
+    # the tables' Holm p-values are the page's family, not each level's alone
+    found = {f.name: f.estimate for f in page.findings}
+    checked = 0
+    for row in beginners.tables[0].rows:
+        name = f"variant.{row[0]}.{row[1]}.diff_family"
+        if name in found:
+            assert row[4] == reporting_ci(found[name])
+            checked += 1
+    assert checked == tested
+    # every reproduce command is one level's comparison
+    assert page.reproduce.count("scopa-sim compare") == 2
+    assert f"--players {framework.EXPERT},random" in page.reproduce
+
+
+def test_variant_level_differences_are_paired_per_deal():
+    """The level difference of an arm is the mean per-deal difference of differences, with the
+    paired interval; an arm on packs of its own (cirulla) is Welch's over the level
+    differences of the two arms; the page family holds both levels and these."""
+    arms = variant_comparison.compare.plan(
+        variant_comparison.compare.parse_arms(["classic", "classic:last_play_scopa=true",
+                                               "cirulla"]), 5)  # fmt: skip
+    rng = np.random.default_rng(0)
+    n = 400
+
+    def unit(shift):
+        return {
+            "points_seat0": rng.normal(2 + shift, 1, n),
+            "points_seat1": rng.normal(2, 1, n),
+            "scope": rng.normal(0.5, 0.2, n),
+            "dealer_edge": rng.normal(0, 1, n),
+        }
+
+    units = {"beginner": [unit(0), unit(0.5), unit(0)], "expert": [unit(0), unit(0), unit(0)]}
+    results = {
+        level: variant_comparison.compare.analyse(arms, (), "deals", units[level], 5)
+        for level in units
+    }
+    levels = variant_comparison.level_differences(arms, results, units)
+    by = {(d.metric, d.arm): d for d in levels}
+    d = by[("points_seat0", "classic:last_play_scopa=true")]
+    assert d.design == "paired"
+    want, p = stats.paired_difference(
+        units["expert"][0]["points_seat0"] - units["beginner"][0]["points_seat0"],
+        units["expert"][1]["points_seat0"] - units["beginner"][1]["points_seat0"],
+    )
+    assert d.diff == want and d.p_value == p and d.diff.high < 0  # experts gain 0.5 less
+    c = by[("points_seat0", "cirulla")]
+    assert c.design == "unpaired"
+    welch, _ = stats.independent_difference(
+        units["expert"][0]["points_seat0"] - units["beginner"][0]["points_seat0"],
+        units["expert"][2]["points_seat0"] - units["beginner"][2]["points_seat0"],
+    )
+    assert c.diff == welch
+    family = variant_comparison.page_family(results, levels)
+    assert family.size == len(results["beginner"].family) * 2 + len(levels)
 
 
 def test_targets_are_compared_paired_by_game_when_the_runs_share_packs(shape_data, tmp_path):
@@ -495,7 +708,7 @@ def test_targets_are_compared_paired_by_game_when_the_runs_share_packs(shape_dat
     names = {f.name for f in page.findings}
     assert {"deal_shape.target_16_minus_11.deals_per_game"} <= names
     assert "deal_shape.target_21_minus_16.deals_per_game" in names
-    (game,) = [s for s in page.sections if s.heading == "A game"]
+    (game,) = [s for s in page.sections if s.heading == "Beginners (greedy players): a game"]
     assert any("simultaneous" in t.caption for t in game.tables)
 
     # The same lengths, but the higher target's games had other first dealers: not paired.

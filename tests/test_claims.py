@@ -113,6 +113,8 @@ def test_the_cheaters_claims_are_decided_at_the_family_level():
     assert "One family of tests for the page" in luck_skill.METHOD
 
 
-def test_the_ace_page_states_that_it_tests_nothing():
+def test_the_ace_page_states_its_one_family_and_that_it_tests_nothing_else():
     text_ = ace_value.METHOD(1000, 100, "g", 50)
-    assert "Family of tests: none" in text_
+    assert "Family of tests: the experts' minus the beginners' points" in text_
+    assert "four tests, Holm p-values and Bonferroni intervals" in text_
+    assert "Nothing else is tested" in text_

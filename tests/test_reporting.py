@@ -22,7 +22,7 @@ import polars as pl
 import pytest
 
 from analyses import __main__ as site
-from analyses import deal_shape
+from analyses import deal_shape, framework
 from analyses.framework import in_process, main, runs
 from scopa_sim import api, reporting, runner, stats
 
@@ -41,11 +41,13 @@ TINY_RUNS = {  # name: (options, mode, count): what deal_shape reads, tiny
 def tiny_data(tmp_path_factory) -> Path:
     data = tmp_path_factory.mktemp("reporting") / "data"
     for name, (options, mode, count) in TINY_RUNS.items():
-        config = runner.RunConfig.create(
-            variant="classic", players=["greedy", "greedy"], mode=mode, count=count, seed=SEED,
-            out=data / name, options=options, chunk_size=count,
-        )  # fmt: skip
-        runner.run(config, progress=False)
+        for level in framework.LEVELS:  # deal_shape answers for beginners and experts
+            config = runner.RunConfig.create(
+                variant="classic", players=[framework.LEVEL_PLAYER[level]] * 2, mode=mode,
+                count=count, seed=SEED, out=data / framework.level_run(name, level),
+                options=options, chunk_size=count,
+            )  # fmt: skip
+            runner.run(config, progress=False)
     return data
 
 
@@ -206,10 +208,13 @@ def test_every_page_writes_its_json_twin_with_the_documented_shape(tiny_data, tm
     for run in document["runs"]:
         recorded = manifest(tiny_data, run["name"])
         assert run["seed"] == recorded["config"]["seed"] == SEED
-        assert run["players"] == ["greedy", "greedy"] and run["variant"].startswith("classic")
+        assert run["players"] == recorded["config"]["players"]
+        assert set(run["players"]) <= {framework.BEGINNER, framework.EXPERT}
+        assert run["variant"].startswith("classic")
         assert run["versions"] == recorded["versions"] and run["in_process"] is False
         assert run["pack_stream"] == recorded["pack_stream"]
-        mode, count = TINY_RUNS[run["name"]][1:]
+        beginner = next(n for n in TINY_RUNS if run["name"] in (n, framework.expert_run(n)))
+        mode, count = TINY_RUNS[beginner][1:]
         assert run["mode"] == mode
         assert run["games" if mode == "games" else "deals"] == count
     assert document["build"]["commit"] == reporting.build_info().commit

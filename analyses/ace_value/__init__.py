@@ -24,9 +24,11 @@ from analyses.ace_value.measure import (
     SITUATIONS,
     WINS,
     AceValues,
+    LevelDifference,
     captured_aces,
     cells,
     dealt_aces,
+    level_differences,
     measure,
 )
 from analyses.ace_value.page import (
@@ -35,6 +37,9 @@ from analyses.ace_value.page import (
     SITUATION_NAMES,
     findings,
     headline,
+    level_findings,
+    level_sections,
+    levels_text,
     sections,
 )
 from analyses.framework import Needs
@@ -42,18 +47,21 @@ from scopa_sim import reporting
 
 __all__ = [
     "ACES", "METHOD", "MIN_CELL", "NEEDS", "PACK", "QUESTION", "RANKS", "RUN", "SITUATIONS",
-    "SITUATION_KEYS", "SITUATION_LABELS", "SITUATION_NAMES", "WINS", "AceValues", "build",
-    "captured_aces", "cells", "dealt_aces", "findings", "glance", "headline", "measure", "method",
-    "sections",
+    "SITUATION_KEYS", "SITUATION_LABELS", "SITUATION_NAMES", "WINS", "AceValues",
+    "LevelDifference", "build", "captured_aces", "cells", "dealt_aces", "findings", "glance",
+    "headline", "level_differences", "level_findings", "level_sections", "levels_text", "measure",
+    "method", "sections",
 ]  # fmt: skip
 
-NEEDS = Needs(runs=(RUN, ci.GAMES))
+NEEDS = Needs(
+    runs=tuple(framework.level_run(n, lv) for lv in framework.LEVELS for n in (RUN, ci.GAMES))
+)
 
 QUESTION = (
     "What is an ace worth for primiera? How many points, and how much of the primiera point, "
     "does a side gain by holding an ace rather than letting the other side hold it, at the end "
     "of a deal and when the cards are dealt, depending on whether it holds that suit's seven or "
-    "six?"
+    "six, between beginners and between experts?"
 )
 
 
@@ -82,11 +90,20 @@ def method(deals: int, replayed: int, games: str, behind: int) -> str:
         f"{behind:,} side-deals, and that error is not in the intervals. The suit "
         "situation is what the side held of the ace's suit: captured (rescoring) or dealt to its "
         "hands (replays). The strata table at the end is descriptive: it shows what goes with "
-        "aces, not what an ace causes. Family of tests: none. The page tests no hypothesis and "
-        "makes no claim of significance; every interval is a 95% interval on its own, not "
-        "simultaneous (of many such intervals about one in twenty can miss by chance), and where "
-        "the text sets one suit situation beside another it quotes both intervals, not a test of "
-        "their difference."
+        "aces, not what an ace causes. Two levels: all of this for beginners "
+        f"({framework.BEGINNER} on both sides, runs {RUN} and {games}) and for experts "
+        f"({framework.EXPERT}, their twins {framework.expert_run(RUN)} and "
+        f"{framework.expert_run(games)}, the same seed and sizes, so the same packs and the "
+        "same exchanges in the replays). Family of tests: the experts' minus the beginners' "
+        "points of a captured ace and of a dealt ace, pooled over the aces both levels have on "
+        "the same deals (paired per deal and ace, cluster-robust by deal), and at each level "
+        "whether a captured ace is worth anything (its pooled points against 0, clustered by "
+        "deal): four tests, Holm p-values and Bonferroni intervals. Nothing else is tested: "
+        "every other interval is a "
+        "95% interval on its own, not simultaneous (of many such intervals about one in twenty "
+        "can miss by chance), and where the text sets one suit situation (or level) beside "
+        "another it quotes both intervals, not a test of their difference. A missing run of "
+        "either level fails the page."
     )
 
 
@@ -96,19 +113,45 @@ METHOD = method
 
 def build(data: Path) -> reporting.Page:
     """What is an ace worth for primiera?"""
-    v = measure(data)
-    provenance = v.run.provenance(v.deals)
-    provenance["deals replayed"] = f"{v.replayed:,}"
+    values = {level: measure(data, level) for level in framework.LEVELS}
+    b, e = values["beginner"], values["expert"]
+    levels = level_differences(b, e)
+    family = framework.Family()
+    for v in values.values():  # is a captured ace worth anything, at each level?
+        rows = v.rows["captured"]
+        family.add(("captured", v.level), *ci.clustered_test(rows["points"], rows["game"]))
+    for d in levels:
+        family.add(d.kind, d.diff, d.p_value)
+    family.close()
+    data_rows, used = [], []
+    for v in values.values():
+        provenance = v.run.provenance(v.deals)
+        provenance["deals replayed"] = f"{v.replayed:,}"
+        data_rows += [provenance, v.games.provenance()]
+        used += [v.run, v.games]
+    finding = " ".join(
+        f"{v.level.capitalize()}s ({v.player}): {headline(v)}" for v in values.values()
+    )
     return framework.page(
         "ace_value",
         slug="ace-value",
         title="What is an ace worth for primiera?",
         question=QUESTION,
-        method=METHOD(v.deals, v.replayed, v.games.name, v.behind),
-        used=[v.run, v.games],
-        finding=headline(v),
-        sections=sections(v),
-        data=[provenance, v.games.provenance()],
-        findings=findings(v),
-        answer=glance(v),
+        method=METHOD(b.deals, b.replayed, b.games.name, min(b.behind, e.behind)),
+        used=used,
+        finding=f"{finding} {levels_text(levels, family)}",
+        sections=level_sections(values, levels, family),
+        data=data_rows,
+        findings=findings(b)
+        + findings(e, "ace.expert.")
+        + level_findings(levels, family)
+        + [
+            reporting.Finding(
+                f"ace.{'' if v.level == 'beginner' else 'expert.'}captured.points.family",
+                family.wide[("captured", v.level)],
+                "points per deal",
+            )
+            for v in values.values()
+        ],
+        answer=glance(values, levels, family),
     )

@@ -8,13 +8,14 @@ wins by the aces, sevens and sixes a side captured.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
 from analyses import _card_interventions as ci
+from analyses import framework
 from analyses.framework import Run, count_rank, require
 from scopa_sim import interventions as iv
 from scopa_sim import stats
@@ -77,12 +78,14 @@ def captured_aces(run: Run) -> dict[str, np.ndarray]:
     values = iv.captured_values(
         ci.run_variant(run), piles.captured, piles.scope, piles.stopped, ACES
     )
-    out: dict[str, list] = {k: [] for k in ("game", "points", "margin", "primiera", "seven", "six")}
+    keys = ("game", "ace", "points", "margin", "primiera", "seven", "six")
+    out: dict[str, list] = {k: [] for k in keys}
     for j, ace in enumerate(ACES):
         rows = np.flatnonzero(values.capturer[:, j] >= 0)
         side = values.capturer[rows, j].astype(np.int64)
         seven, six = _suit_holds(piles.captured[rows, side], ace)
         out["game"].append(piles.game[rows])
+        out["ace"].append(np.full(len(rows), ace, np.int64))
         out["points"].append(values.points[rows, j])
         out["margin"].append(values.margin[rows, j])
         out["primiera"].append(values.primiera[rows, j])
@@ -105,6 +108,8 @@ def dealt_aces(pairs: iv.DealtPairs, table: iv.WinTable) -> dict[str, np.ndarray
     ow, oo = sub.other_with.astype(np.int64), sub.other_without.astype(np.int64)
     out = {
         "game": sub.game,
+        "ace": sub.card.astype(np.int64),
+        "partner": sub.partner.astype(np.int64),
         "points": pw - po,
         "margin": (pw - ow) - (po - oo),
         "primiera": sub.primiera_with.astype(np.int64) - sub.primiera_without,
@@ -150,12 +155,55 @@ class AceValues:
     dealt_share: dict[tuple[bool, bool], float]
     cells: dict[tuple[int, int, int], stats.Estimate]  # (sevens, sixes, aces) -> P(primiera)
     counts: dict[tuple[int, int, int], int]  # side-deals per cell
+    level: str = "beginner"
+    rows: dict = field(default=None, repr=False, compare=False)  # "captured", "dealt": per ace
+
+    @property
+    def player(self) -> str:
+        return framework.LEVEL_PLAYER[self.level]
 
 
-def measure(data: Path) -> AceValues:
-    """Every value of the page, from the runs under ``data`` (the replays are cached there)."""
-    run = require(data, RUN)
-    table, games = ci.win_table(data)
+@dataclass(frozen=True)
+class LevelDifference:
+    """An ace's points for experts minus for beginners, pooled over the aces both levels have
+    on the same packs: captured (per deal and ace) and dealt (per replayed deal, ace and
+    exchange); cluster-robust by deal, with the p-value the page's family tests."""
+
+    kind: str  # captured or dealt
+    diff: stats.Estimate
+    p_value: float
+    pairs: int
+
+
+def _paired(b: dict, e: dict, keys: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """The experts' minus the beginners' points of the rows both have (same ``keys``), and
+    their deals."""
+
+    def key(rows):
+        k = rows["game"].astype(np.int64)
+        for name in keys:
+            k = k * 64 + rows[name].astype(np.int64)
+        return k
+
+    _, ib, ie = np.intersect1d(key(b), key(e), assume_unique=True, return_indices=True)
+    return e["points"][ie] - b["points"][ib], b["game"][ib]
+
+
+def level_differences(beginner: AceValues, expert: AceValues) -> list[LevelDifference]:
+    out = []
+    for kind, keys in (("captured", ("ace",)), ("dealt", ("ace", "partner"))):
+        diff, game = _paired(beginner.rows[kind], expert.rows[kind], keys)
+        est, p = ci.clustered_test(diff, game)
+        out.append(LevelDifference(kind, est, p, len(diff)))
+    return out
+
+
+def measure(data: Path, level: str = "beginner") -> AceValues:
+    """Every value of the page at ``level``, from the runs under ``data`` (the level's twins of
+    ``RUN`` and ``ci.GAMES``; the replays are cached there)."""
+    run = require(data, framework.level_run(RUN, level))
+    framework.check_level(run, level, "the ace page")
+    table, games = ci.win_table(data, framework.level_run(ci.GAMES, level))
     captured = captured_aces(run)
     deals = captured.pop("deals")
     pairs = ci.replays(data, run)
@@ -181,4 +229,6 @@ def measure(data: Path) -> AceValues:
         dealt_share=_share(dealt),
         cells=_cell_estimates(strata),
         counts={(r["sevens"], r["sixes"], r["aces"]): r["n"] for r in strata.iter_rows(named=True)},
+        level=level,
+        rows={"captured": captured, "dealt": dealt},
     )

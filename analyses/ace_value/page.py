@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import matplotlib.pyplot as plt
 import numpy as np
 
 from analyses import framework
-from analyses.ace_value.measure import MIN_CELL, RANKS, SITUATIONS, WINS, AceValues
+from analyses.ace_value.measure import (
+    MIN_CELL,
+    RANKS,
+    SITUATIONS,
+    WINS,
+    AceValues,
+    LevelDifference,
+)
 from scopa_sim import reporting
 
 SITUATION_NAMES = {
@@ -172,22 +181,23 @@ def headline(v: AceValues) -> str:
     )
 
 
-def findings(v: AceValues) -> list[reporting.Finding]:
+def findings(v: AceValues, prefix: str = "ace.") -> list[reporting.Finding]:
     """The pooled values of a captured and a dealt ace (``ace.captured.*``, ``ace.dealt.*``),
-    the dealt ace's win chances, and both by suit situation (``ace.KIND.MEASURE.SITUATION``)."""
+    the dealt ace's win chances, and both by suit situation (``ace.KIND.MEASURE.SITUATION``);
+    under ``prefix`` (``ace.expert.`` for the expert level)."""
     cap, dea, cap_sit, dea_sit = v.captured, v.dealt, v.captured_by, v.dealt_by
     return [
-        reporting.Finding(f"ace.captured.{m}", cap[m], unit)
+        reporting.Finding(f"{prefix}captured.{m}", cap[m], unit)
         for m, unit in (("points", "points per deal"), ("margin", "points per deal"),
                         ("primiera", "primiera points per deal"))
     ] + [
-        reporting.Finding(f"ace.dealt.{m}", dea[m], unit)
+        reporting.Finding(f"{prefix}dealt.{m}", dea[m], unit)
         for m, unit in (("points", "points per deal"), ("margin", "points per deal"),
                         ("primiera", "primiera points per deal"))
     ] + [
-        reporting.Finding(f"ace.dealt.{w}", dea[w], "probability") for w in WINS
+        reporting.Finding(f"{prefix}dealt.{w}", dea[w], "probability") for w in WINS
     ] + [
-        reporting.Finding(f"ace.{kind}.{m}.{SITUATION_KEYS[s]}", table_[m][s], unit)
+        reporting.Finding(f"{prefix}{kind}.{m}.{SITUATION_KEYS[s]}", table_[m][s], unit)
         for kind, table_ in (("captured", cap_sit), ("dealt", dea_sit))
         for m, unit in (("points", "points per deal"), ("primiera", "primiera points per deal"))
         for s in SITUATIONS
@@ -237,5 +247,65 @@ def sections(v: AceValues) -> list[reporting.Section]:
                 )
             ],
             tables=[cell_table],
+        ),
+    ]
+
+
+def level_findings(levels: list[LevelDifference], family: framework.Family) -> list:
+    """Experts minus beginners, an ace's points captured and dealt (``ace.levels.KIND.points``,
+    95 %, and ``.family``, the Bonferroni interval of the page's family)."""
+    out = []
+    for d in levels:
+        unit = "points per deal, experts minus beginners"
+        out.append(reporting.Finding(f"ace.levels.{d.kind}.points", d.diff, unit))
+        out.append(
+            reporting.Finding(f"ace.levels.{d.kind}.points.family", family.wide[d.kind], unit)
+        )
+    return out
+
+
+def levels_text(levels: list[LevelDifference], family: framework.Family) -> str:
+    parts = [
+        f"{d.kind}, {reporting.ci(d.diff, 3)} ({family.level_text} interval "
+        f"{family.ci(d.kind)}, Holm p {family.p(d.kind)})"
+        for d in levels
+    ]
+    return f"Experts minus beginners on the same packs, an ace's points: {'; '.join(parts)}."
+
+
+def level_sections(
+    values: dict[str, AceValues], levels: list[LevelDifference], family: framework.Family
+) -> list[reporting.Section]:
+    """Every section once per level (its heading says which), then the two levels compared."""
+    out = []
+    for level, v in values.items():
+        for section in sections(v):
+            heading = f"{level.capitalize()}s ({v.player} players): "
+            out.append(
+                dataclasses.replace(
+                    section, heading=heading + section.heading[0].lower() + section.heading[1:]
+                )
+            )
+    table = reporting.Table(
+        "An ace's points, experts minus beginners, pooled over the aces of the same deals "
+        "(clustered by deal)",
+        ["value", "pairs", "experts minus beginners (95% CI)",
+         f"({family.level_text} family CI)", "Holm p"],
+        [[d.kind, f"{d.pairs:,}", reporting.ci(d.diff, 3), family.ci(d.kind), family.p(d.kind)]
+         for d in levels],
+    )  # fmt: skip
+    return [
+        *out,
+        reporting.Section(
+            "Experts against beginners",
+            "The expert runs are the beginner runs' twins (the same seed and sizes), so deal g "
+            "of both is the same pack and an ace's replay exchanges it for the same card: the "
+            "difference is paired per deal and ace (captured: where both levels captured it; "
+            "dealt: the same replay). By suit situation the levels are not paired (what a side "
+            "holds of the suit depends on the play), so the page sets the two levels' intervals "
+            "side by side there and tests nothing. The page's one family of tests: these "
+            "two differences and, at each level, a captured ace's points against 0 (Holm; "
+            "Bonferroni intervals). " + levels_text(levels, family),
+            tables=[table],
         ),
     ]

@@ -8,11 +8,12 @@ runs share every pack; and the per-deal means of independent deals, the plain cr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
 
+from analyses import framework
 from analyses.framework import Family, Run
 from scopa_sim import stats
 from scopa_sim.rules import variant_of_config
@@ -108,6 +109,7 @@ class GameShape:
     tie_deals: int  # deals after which the leaders were tied at or above the target
     tie_share: stats.Estimate  # Wilson
     extra_if_tied: float  # mean length of tied games minus mean length of the others
+    per_game: pl.DataFrame = field(default=None, repr=False, compare=False)  # game, length, tied
 
     @property
     def games(self) -> int:
@@ -144,7 +146,9 @@ def game_shape(run: Run) -> GameShape:
         pl.col("tie_deals").sum().cast(pl.Int64),
         pl.col("length").sum().cast(pl.Int64).alias("deals"),
     )
-    lengths, ties = pl.collect_all([lengths, ties])
+    lengths, ties, each = pl.collect_all(
+        [lengths, ties, per_game.select("game", "length", "tied").sort("game")]
+    )
     by = {row["tied"]: row for row in ties.iter_rows(named=True)}
     tied_row = by.get(True, {"games": 0, "tie_deals": 0, "deals": 0})
     other_row = by.get(False, {"games": 0, "tie_deals": 0, "deals": 0})
@@ -168,6 +172,7 @@ def game_shape(run: Run) -> GameShape:
         tied_row["tie_deals"],
         stats.proportion_ci(tied_row["games"], games),
         extra,
+        each,
     )
 
 
@@ -181,11 +186,12 @@ class TargetDifference:
     paired: bool
     why: str  # how the games were compared, and why
     p_value: float = 1.0  # two-sided, of no difference (the page's family tests it)
+    level: str = "beginner"  # the level whose two runs are compared (framework.LEVELS)
 
     @property
-    def key(self) -> tuple[int, int]:
-        """Its key in the page's family: the two targets, lower first."""
-        return (self.low.target, self.high.target)
+    def key(self) -> tuple[str, int, int]:
+        """Its key in the page's family: the level, then the two targets, lower first."""
+        return (self.level, self.low.target, self.high.target)
 
 
 def _per_game(run: Run, games: int) -> pl.DataFrame:
@@ -199,7 +205,7 @@ def _per_game(run: Run, games: int) -> pl.DataFrame:
     )
 
 
-def target_difference(low: GameShape, high: GameShape) -> TargetDifference:
+def target_difference(low: GameShape, high: GameShape, level: str = "beginner") -> TargetDifference:
     """How many more deals a game lasts under the higher target, paired by game.
 
     Runs with the same seed and players deal game g the same packs in the same order and draw
@@ -230,15 +236,75 @@ def target_difference(low: GameShape, high: GameShape) -> TargetDifference:
         ]
         diff, p = stats.independent_difference(*values)
         why = "unpaired (Welch): the runs do not share seeds, players or first dealers"
-    return TargetDifference(low, high, diff, same, why, p)
+    return TargetDifference(low, high, diff, same, why, p, level)
 
 
-def differences_family(differences: list[TargetDifference]) -> Family:
-    """The page's one family: every difference between adjacent targets, Holm-adjusted and with
-    Bonferroni intervals (the page shows the intervals)."""
+@dataclass(frozen=True)
+class LevelDifference:
+    """Experts minus beginners at one target: deals per game and the share of games tied at the
+    target, paired by game when the two runs play the same packs, else Welch's."""
+
+    beginner: GameShape
+    expert: GameShape
+    length: stats.Estimate
+    length_p: float
+    tie: stats.Estimate
+    tie_p: float
+    paired: bool
+    why: str  # how the games were compared, and why
+
+    @property
+    def target(self) -> int:
+        return self.beginner.target
+
+    def key(self, measure: str) -> tuple[str, int, str]:
+        """The key of ``measure`` (length, tie) in the page's family."""
+        return ("levels", self.target, measure)
+
+
+def level_difference(beginner: GameShape, expert: GameShape) -> LevelDifference:
+    """Experts' games against beginners' at one target. The pack stream does not depend on the
+    players, so two runs of the same seed, rules and size deal game g the same packs from the
+    same first dealer: the per-game difference is the players' doing. Checked, not assumed
+    (seed, mode, deal shape, game numbers and every first dealer), else Welch."""
+    reason = framework.same_packs(beginner.run, expert.run)
+    n = beginner.games
+    if not reason:
+        x, y = _per_game(beginner.run, n), _per_game(expert.run, n)
+        if not (expert.games == n and x["game"].equals(y["game"])):
+            reason = f"other games ({n:,} and {expert.games:,})"
+        elif not x["first_dealer"].equals(y["first_dealer"]):
+            reason = "other first dealers"
+    b, e = beginner.per_game, expert.per_game
+    if not reason:
+        length, length_p = stats.paired_difference(b["length"].to_numpy(), e["length"].to_numpy())
+        tie, tie_p = stats.paired_difference(
+            b["tied"].to_numpy().astype(float), e["tied"].to_numpy().astype(float)
+        )
+        why = f"paired by game over games 0-{n - 1:,} of both runs (the same packs)"
+    else:
+        length, length_p = stats.independent_difference(
+            b["length"].to_numpy(), e["length"].to_numpy()
+        )
+        tie, tie_p = stats.independent_difference(
+            b["tied"].to_numpy().astype(float), e["tied"].to_numpy().astype(float)
+        )
+        why = f"unpaired (Welch): {reason}"
+    return LevelDifference(beginner, expert, length, length_p, tie, tie_p, not reason, why)
+
+
+def differences_family(
+    differences: list[TargetDifference], levels: list[LevelDifference] = ()
+) -> Family:
+    """The page's one family: every difference between adjacent targets at each level, and the
+    experts' minus the beginners' game length and tie share at each target, Holm-adjusted and
+    with Bonferroni intervals (the page shows the intervals)."""
     out = Family()
     for d in differences:
         out.add(d.key, d.difference, d.p_value)
+    for d in levels:
+        out.add(d.key("length"), d.length, d.length_p)
+        out.add(d.key("tie"), d.tie, d.tie_p)
     out.close()
     return out
 

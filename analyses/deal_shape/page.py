@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import matplotlib.pyplot as plt
 import polars as pl
 
 from analyses import framework
-from analyses.deal_shape.measure import DealShape, GameShape, IndependentDeals, TargetDifference
+from analyses.deal_shape.measure import (
+    DealShape,
+    GameShape,
+    IndependentDeals,
+    LevelDifference,
+    TargetDifference,
+)
 from analyses.framework import Family
 from scopa_sim import reporting
 
@@ -233,34 +241,113 @@ def findings(
     plain: IndependentDeals | None,
     games: list[GameShape],
     differences: list[TargetDifference] = (),
+    prefix: str = "deal_shape.",
 ) -> list[reporting.Finding]:
     """The estimates of the means table (``deal_shape.deal.*``, and the independent deals'
     cross-check ``deal_shape.independent_deals.*``) and per target the game length and the share
-    of games tied at the target (``deal_shape.target_T.*``), the two numbers of the finding."""
+    of games tied at the target (``deal_shape.target_T.*``), the two numbers of the finding;
+    under ``prefix`` (``deal_shape.expert.`` for the expert level)."""
     out = [
-        reporting.Finding(f"deal_shape.deal.{name}", getattr(shape, attr), unit)
+        reporting.Finding(f"{prefix}deal.{name}", getattr(shape, attr), unit)
         for attr, name, unit in DEAL_MEASURES
     ]
     if plain is not None:
         out += [
-            reporting.Finding(f"deal_shape.independent_deals.{name}", getattr(plain, attr), unit)
+            reporting.Finding(f"{prefix}independent_deals.{name}", getattr(plain, attr), unit)
             for attr, name, unit in DEAL_MEASURES
         ]
     for g in games:
         out += [
-            reporting.Finding(f"deal_shape.target_{g.target}.deals_per_game", g.length, "deals"),
+            reporting.Finding(f"{prefix}target_{g.target}.deals_per_game", g.length, "deals"),
             reporting.Finding(
-                f"deal_shape.target_{g.target}.tie_share",
+                f"{prefix}target_{g.target}.tie_share",
                 g.tie_share,
                 "share of games needing extra deals for a tie at the target",
             ),
         ]
     out += [
         reporting.Finding(
-            f"deal_shape.target_{d.high.target}_minus_{d.low.target}.deals_per_game",
+            f"{prefix}target_{d.high.target}_minus_{d.low.target}.deals_per_game",
             d.difference,
             "deals per game, higher target minus lower" + (", paired by game" if d.paired else ""),
         )
         for d in differences
     ]
     return out
+
+
+def level_findings(levels: list[LevelDifference], family: Family) -> list[reporting.Finding]:
+    """Per target, experts minus beginners: ``deal_shape.target_T.levels.deals_per_game`` and
+    ``.tie_share`` (95 %, paired by game), each with its ``.family`` (Bonferroni) interval."""
+    out = []
+    for d in levels:
+        for measure, name, est, unit in (
+            ("length", "deals_per_game", d.length, "deals per game, experts minus beginners"),
+            ("tie", "tie_share", d.tie, "share of games tied at the target, experts - beginners"),
+        ):
+            base = f"deal_shape.target_{d.target}.levels.{name}"
+            out.append(reporting.Finding(base, est, unit))
+            out.append(reporting.Finding(f"{base}.family", family.wide[d.key(measure)], unit))
+    return out
+
+
+def level_sections(
+    by_level: dict[str, list[reporting.Section]],
+    who: dict[str, str],
+    levels: list[LevelDifference],
+    family: Family,
+) -> list[reporting.Section]:
+    """Each level's sections (their headings say which), then the two levels compared."""
+    out = [
+        dataclasses.replace(section, heading=f"{level.capitalize()}s ({who[level]}): "
+                            f"{section.heading[0].lower()}{section.heading[1:]}")
+        for level, part in by_level.items()
+        for section in part
+    ]  # fmt: skip
+    rows = []
+    for d in levels:
+        rows.append(
+            [
+                str(d.target),
+                reporting.ci(d.beginner.length),
+                reporting.ci(d.expert.length),
+                reporting.ci(d.length),
+                family.ci(d.key("length")),
+                family.p(d.key("length")),
+                framework.pct(d.tie, unit=" pp"),
+                family.p(d.key("tie")),
+                d.why,
+            ]
+        )
+    text = (
+        "Each expert run is the twin of a beginner run (the same target, seed and number of "
+        "games), so game g of both is dealt the same packs from the same first dealer and the "
+        "difference is the players' doing, game by game. The page's one family of tests: the "
+        f"differences between adjacent targets at each level and these {2 * len(levels)} level "
+        f"differences, {family.size} in all, Holm-adjusted, with Bonferroni intervals at "
+        f"{family.level_text}."
+    )
+    return [
+        *out,
+        reporting.Section(
+            "Experts against beginners",
+            text=text,
+            tables=[
+                reporting.Table(
+                    "Per target: deals per game at both levels, and experts minus beginners",
+                    [
+                        "target",
+                        "beginners",
+                        "experts",
+                        "experts minus beginners (95% CI)",
+                        f"difference ({family.level_text} CI)",
+                        "Holm p",
+                        "games tied at the target, experts minus beginners (95% CI)",
+                        "Holm p",
+                        "design",
+                    ],
+                    rows,
+                )
+            ],
+        ),
+    ]

@@ -16,28 +16,42 @@ from analyses.family.measure import (
     FAMILY,
     KEY,
     TIED,
+    LevelDifference,
     Member,
     categories,
     family_runs,
+    level_difference,
+    level_family,
+    level_names,
     measure,
     per_game,
     stopped,
 )
-from analyses.family.page import CATEGORY_COLORS, COLOR, findings, headline, sections
+from analyses.family.page import (
+    CATEGORY_COLORS,
+    COLOR,
+    findings,
+    headline,
+    level_sections,
+    levels_headline,
+    sections,
+)
 from analyses.framework import Needs
 from scopa_sim import reporting
 from scopa_sim.rules import PRESETS
 
 __all__ = [
-    "CATEGORY_COLORS", "COLOR", "FAMILY", "KEY", "METHOD", "NEEDS", "QUESTION", "TIED", "Member",
-    "build", "categories", "family_runs", "findings", "glance", "headline", "measure", "per_game",
-    "sections", "stopped",
+    "CATEGORY_COLORS", "COLOR", "FAMILY", "KEY", "METHOD", "NEEDS", "QUESTION", "TIED",
+    "LevelDifference", "Member", "build", "categories", "family_runs", "findings", "glance",
+    "headline", "level_difference", "level_family", "level_names", "level_sections",
+    "levels_headline", "measure", "per_game", "sections", "stopped",
 ]  # fmt: skip
 
-NEEDS = Needs(runs=tuple(FAMILY.values()))
+NEEDS = Needs(runs=tuple(n for level in framework.LEVELS for n in level_names(level).values()))
 
 QUESTION = (
-    "How do the games of the Scopa family compare? Per preset, with greedy players: how many "
+    "How do the games of the Scopa family compare? Per preset, for beginners (greedy players) "
+    "and for experts: how many "
     "points and scope a deal gives out, how often cards, coins, primiera and sevens are tied so "
     "that nobody scores them, how large the dealer's edge is, and how many deals a game lasts."
 )
@@ -55,7 +69,16 @@ METHOD = (
     "winning the game outright (the 52-card game) scores no category. The dealer's edge is, per "
     "deal, the points of the dealer's side minus the mean points of the other sides; the dealer "
     "is read from the data (column dealer), and the first dealer of every game is drawn at "
-    "random. Game length is the number of deals in a game, with a t interval over games."
+    "random. Game length is the number of deals in a game, with a t interval over games. Two "
+    f"levels: every preset is played once by beginners ({framework.BEGINNER} on every side) and "
+    f"once by experts ({framework.EXPERT}), the two runs with the same seed and number of games, "
+    "so game g of both is dealt the same packs from the same first dealer (checked: seed, mode, "
+    "deal shape, game numbers; else the two are compared as independent samples, Welch). The "
+    "experts' game length minus the beginners' is a paired t interval over the per-game "
+    "differences. Family of tests: these level differences, one per preset, Holm-adjusted, with "
+    "Bonferroni intervals; every other interval is a 95 % interval on its own, and the page "
+    "claims no significance from them. A missing run of either level fails the page (no page at "
+    "one level)."
 )
 
 
@@ -65,18 +88,26 @@ def build(data: Path) -> reporting.Page:
     Per preset (greedy players, whole games): points and scope per deal, tied categories, the
     dealer's edge and game length, with cluster-robust 95 % intervals and one chart per measure.
     """
-    found = family_runs(data)
-    members = [measure(preset, found[preset]) for preset in PRESETS if preset in found]
+    levels = {}
+    for level in framework.LEVELS:
+        found = family_runs(data, level)
+        levels[level] = [measure(p, found[p]) for p in PRESETS if p in found]
+    members, experts = levels["beginner"], levels["expert"]
+    differences = [level_difference(b, e) for b, e in zip(members, experts, strict=True)]
+    family = level_family(differences)
     return framework.page(
         "family",
         slug="family",
         title="The Scopa family side by side",
         question=QUESTION,
         method=METHOD,
-        used=(m.run for m in members),
-        finding=headline(members),
-        sections=sections(members),
-        data=[{"preset": m.preset, **m.run.provenance(m.deals, games=m.games)} for m in members],
-        findings=findings(members),
-        answer=glance(members),
+        used=(m.run for m in members + experts),
+        finding=f"{headline(members)} {headline(experts)} {levels_headline(differences, family)}",
+        sections=level_sections(levels, differences, family),
+        data=[
+            {"preset": m.preset, **m.run.provenance(m.deals, games=m.games)}
+            for m in members + experts
+        ],
+        findings=findings(members, experts, differences, family),
+        answer=glance(members, experts, differences, family),
     )

@@ -7,7 +7,7 @@ with cluster-robust intervals (shares kept within [0, 1]), the dealer's edge and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +18,8 @@ from analyses.framework import MissingData, Run
 from scopa_sim import stats
 from scopa_sim.rules import Variant, variant_of_config
 
-#: The run of each preset (greedy against greedy, whole games) in the data of `make simulate`.
+#: The beginner run of each preset (greedy against greedy, whole games) in the data of `make
+#: simulate`; the expert run of each is its twin (framework.expert_run, :func:`level_names`).
 FAMILY: dict[str, str] = {
     "classic": "classic-greedy",
     "classic-3p": "classic-3p",
@@ -63,6 +64,8 @@ class Member:
     length: stats.Estimate  # deals per game
     ties: dict[str, stats.Estimate]  # category -> share of played-out deals where it is tied
     no_primiera: stats.Estimate | None  # share of played-out deals where no side has a primiera
+    game_ids: np.ndarray = field(default=None, repr=False, compare=False)  # per game, in order
+    lengths: np.ndarray = field(default=None, repr=False, compare=False)  # deals, per game
 
     @property
     def sides(self) -> int:
@@ -186,21 +189,67 @@ def measure(preset: str, run: Run) -> Member:
         no_primiera=(
             _share(games["no_primiera"].to_numpy(), counted) if "primiera" in cats else None
         ),
+        game_ids=games["game"].to_numpy(),
+        lengths=deals,
     )
 
 
-def family_runs(data: Path) -> dict[str, Run]:
-    """The run of every preset, checked: the preset with no options, greedy players, games."""
-    found = framework.require_all(data, tuple(FAMILY.values()))
+@dataclass(frozen=True)
+class LevelDifference:
+    """Experts' game length minus beginners' in one preset: paired by game when the two runs
+    play the same packs (game g of both starts from the same pack and first dealer), else
+    Welch's, with the reason."""
+
+    preset: str
+    beginner: Member
+    expert: Member
+    length: stats.Estimate  # expert minus beginner, deals per game
+    p_value: float
+    paired: bool
+    why: str  # empty when paired: why the runs could not be paired
+
+
+def level_difference(beginner: Member, expert: Member) -> LevelDifference:
+    why = framework.same_packs(beginner.run, expert.run)
+    if not why and not np.array_equal(beginner.game_ids, expert.game_ids):
+        why = f"other games ({len(beginner.game_ids):,} and {len(expert.game_ids):,})"
+    if why:
+        diff, p = stats.independent_difference(beginner.lengths, expert.lengths)
+    else:
+        diff, p = stats.paired_difference(beginner.lengths, expert.lengths)
+    return LevelDifference(beginner.preset, beginner, expert, diff, p, not why, why)
+
+
+def level_family(differences: list[LevelDifference]) -> framework.Family:
+    """The page's one family: the level difference in game length of every preset (Holm
+    p-values, Bonferroni intervals)."""
+    out = framework.Family()
+    for d in differences:
+        out.add(("length", d.preset), d.length, d.p_value)
+    out.close()
+    return out
+
+
+def level_names(level: str) -> dict[str, str]:
+    """The run of every preset at ``level`` (framework.LEVELS), by preset."""
+    return {preset: framework.level_run(name, level) for preset, name in FAMILY.items()}
+
+
+def family_runs(data: Path, level: str = "beginner") -> dict[str, Run]:
+    """The run of every preset at ``level``, checked: the preset with no options, the level's
+    player on every side, whole games."""
+    names = level_names(level)
+    found = framework.require_all(data, tuple(names.values()))
+    player = framework.LEVEL_PLAYER[level]
     out = {}
-    for preset, name in FAMILY.items():
+    for preset, name in names.items():
         run = found[name]
         players = set(run.config["players"])
-        if run.config["variant_label"] != preset or players != {"greedy"} or run.mode != "games":
+        if run.config["variant_label"] != preset or players != {player} or run.mode != "games":
             raise MissingData(
                 f"run {name} in {data}/ is {run.config['variant_label']} "
                 f"({','.join(run.config['players'])}, {run.mode}); the family page needs {preset} "
-                "without options, greedy players, whole games (configs/default.toml)"
+                f"without options, {player} players ({level}), whole games (configs/default.toml)"
             )
         out[preset] = run
     return out

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import matplotlib.pyplot as plt
 import numpy as np
 
 from analyses import framework
-from analyses.family.measure import TIED, Member
+from analyses.family.measure import TIED, LevelDifference, Member
 from scopa_sim import reporting
 
 COLOR = "#2b5d8a"
@@ -59,9 +61,14 @@ def _shape(m: Member) -> str:
     return f"{r.n_players} players{teams}"
 
 
+def who(members: list[Member]) -> str:
+    """The players of ``members``' runs, as the page names them ("greedy players")."""
+    return f"{'/'.join(dict.fromkeys(p for m in members for p in m.run.config['players']))} players"
+
+
 def _main_table(members: list[Member]) -> reporting.Table:
     return reporting.Table(
-        "Per preset, greedy players: means per deal (all sides together), the dealer's edge and "
+        f"Per preset, {who(members)}: means per deal (all sides together), the dealer's edge and "
         "deals per game (95% CI, cluster-robust by game)",
         [
             "preset",
@@ -129,7 +136,7 @@ def headline(members: list[Member]) -> str:
     longest = max(members, key=lambda m: m.length.value)
     shortest = min(members, key=lambda m: m.length.value)
     text = (
-        f"Between greedy players a deal gives out from {reporting.ci(least.points)} points "
+        f"Between {who(members)} a deal gives out from {reporting.ci(least.points)} points "
         f"({least.preset}) to {reporting.ci(most.points)} ({most.preset}); games last from "
         f"{reporting.ci(shortest.length)} deals ({shortest.preset}) to "
         f"{reporting.ci(longest.length)} ({longest.preset}); the largest dealer's edge is "
@@ -138,6 +145,21 @@ def headline(members: list[Member]) -> str:
     if "classic" in by and edge.preset != "classic":
         text += f", against {reporting.ci(by['classic'].edge)} in classic"
     return text + "."
+
+
+def levels_headline(differences: list[LevelDifference], family: framework.Family) -> str:
+    """The finding's second sentence: how the experts' game length differs from the beginners'
+    on the same packs, counted over the page's family."""
+    longer = [d for d in differences if family.p_holm[("length", d.preset)] < 0.05 and
+              d.length.value > 0]  # fmt: skip
+    shorter = [d for d in differences if family.p_holm[("length", d.preset)] < 0.05 and
+               d.length.value < 0]  # fmt: skip
+    return (
+        f"Experts' games ({who([differences[0].expert])}) last longer than beginners' "
+        f"({who([differences[0].beginner])}) on the same packs in {len(longer)} presets "
+        f"({_names(longer)}) and shorter in {len(shorter)} ({_names(shorter)}), of "
+        f"{len(differences)} (Holm p < 0.05 in the page's family of {family.size} tests)."
+    )
 
 
 def _names(members: list[Member]) -> str:
@@ -183,9 +205,29 @@ def _edge_text(members: list[Member]) -> str:
     return f"Of the {len(members)} presets, the dealer's side is " + "; ".join(parts) + "."
 
 
-def findings(members: list[Member]) -> list[reporting.Finding]:
+def findings(
+    members: list[Member],
+    experts: list[Member] | None = None,
+    differences: list[LevelDifference] = (),
+    family: framework.Family | None = None,
+) -> list[reporting.Finding]:
     """Per preset, every estimate of the two tables (so every number of the finding):
-    ``family.PRESET.points_per_deal`` ... ``family.PRESET.tied.CATEGORY``."""
+    ``family.PRESET.points_per_deal`` ... ``family.PRESET.tied.CATEGORY`` for beginners, the
+    same under ``family.PRESET.expert.`` for experts, and the level difference in game length,
+    ``family.PRESET.levels.deals_per_game`` (95 %) and its ``.family`` (Bonferroni) interval."""
+    out = _level_findings(members, "")
+    if experts is not None:
+        out += _level_findings(experts, "expert.")
+    for d in differences:
+        name = f"family.{d.preset}.levels.deals_per_game"
+        unit = "deals per game, experts minus beginners"
+        out.append(reporting.Finding(name, d.length, unit))
+        if family is not None:
+            out.append(reporting.Finding(f"{name}.family", family.wide[("length", d.preset)], unit))
+    return out
+
+
+def _level_findings(members: list[Member], prefix: str) -> list[reporting.Finding]:
     out = []
     for m in members:
         measures = [
@@ -204,8 +246,79 @@ def findings(members: list[Member]) -> list[reporting.Finding]:
             measures.append(
                 ("no_primiera", m.no_primiera, "share of played-out deals with no primiera")
             )
-        out += [reporting.Finding(f"family.{m.preset}.{k}", e, u) for k, e, u in measures]
+        out += [reporting.Finding(f"family.{m.preset}.{prefix}{k}", e, u) for k, e, u in measures]
     return out
+
+
+def level_sections(
+    levels: dict[str, list[Member]],
+    differences: list[LevelDifference],
+    family: framework.Family,
+) -> list[reporting.Section]:
+    """Every section once per level (its title says which), then the two levels compared."""
+    out = []
+    for level, members in levels.items():
+        for section in sections(members):
+            heading = section.heading
+            title = f"{level.capitalize()}s ({who(members)}): {heading[0].lower()}{heading[1:]}"
+            out.append(dataclasses.replace(section, heading=title))
+    return [*out, _levels_section(differences, family)]
+
+
+def _levels_section(differences: list[LevelDifference], family: framework.Family):
+    paired = all(d.paired for d in differences)
+    rows = [
+        [
+            d.preset,
+            reporting.ci(d.beginner.length),
+            reporting.ci(d.expert.length),
+            reporting.ci(d.length),
+            family.ci(("length", d.preset)),
+            family.p(("length", d.preset)),
+            "paired by game" if d.paired else f"Welch: {d.why}",
+        ]
+        for d in differences
+    ]
+    return reporting.Section(
+        "Experts against beginners",
+        text=(
+            "Each expert run is the twin of a beginner run: the same preset, seed and number of "
+            "games, so game g of both is dealt the same packs from the same first dealer, and "
+            "the difference in its length is the players' doing, game by game. "
+            + ("Every preset is paired by game. " if paired else "")
+            + f"The page's one family of tests is the {family.size} level differences of game "
+            f"length, one per preset: Holm-adjusted p-values, and Bonferroni intervals at "
+            f"{family.level_text} beside the 95 % ones. " + levels_headline(differences, family)
+        ),
+        figures=[
+            reporting.Figure(
+                f"Deals per game, experts minus beginners ({family.level_text} Bonferroni "
+                "intervals); the line is no difference",
+                framework.forest(
+                    [d.preset for d in differences],
+                    [family.wide[("length", d.preset)] for d in differences],
+                    "experts minus beginners, deals per game",
+                    color=COLOR,
+                    reference=0.0,
+                ),
+            )
+        ],
+        tables=[
+            reporting.Table(
+                "Deals per game at both levels and their difference",
+                [
+                    "preset",
+                    "beginners",
+                    "experts",
+                    "experts minus beginners (95% CI)",
+                    f"difference ({family.level_text} CI)",
+                    "Holm p",
+                    "design",
+                ],
+                rows,
+            )
+        ],
+    )
 
 
 def sections(members: list[Member]) -> list[reporting.Section]:

@@ -32,29 +32,32 @@ from analyses.seat_advantage.measure import (
     Edge,
     FirstDealer,
     ForcedCapture,
+    LevelEdge,
     Shape,
     StrategyEdge,
     duplicate_edge,
     duplicate_edges,
     forced_capture,
+    level_edge,
+    level_edges,
     measure,
     pairing_problem,
     shape,
 )
-from analyses.seat_advantage.page import sections
+from analyses.seat_advantage.page import levels_section, sections
 from scopa_sim import reporting
 
 __all__ = [
-    "FORCED", "HEADLINE", "METHOD", "NEEDS", "QUESTION", "TOURNAMENTS", "DuplicateEdge", "Edge",
-    "FirstDealer", "ForcedCapture", "Shape", "StrategyEdge", "build", "duplicate_edge",
-    "duplicate_edges", "findings", "forced_capture", "glance", "measure", "pairing_problem",
-    "shape",
+    "FORCED", "HEADLINE", "HEADLINE_EXPERT", "METHOD", "NEEDS", "QUESTION", "TOURNAMENTS",
+    "DuplicateEdge", "Edge", "FirstDealer", "ForcedCapture", "LevelEdge", "Shape", "StrategyEdge",
+    "build", "duplicate_edge", "duplicate_edges", "findings", "forced_capture", "glance",
+    "level_edge", "level_edges", "levels_section", "measure", "pairing_problem", "shape",
 ]  # fmt: skip
 
 QUESTION = (
     "How large is the dealer's edge? How many more points per deal does the dealer's side score "
     "than the other side(s), and how often does the side that deals first win the game, for each "
-    "pairing of players?"
+    "pairing of players, between beginners and between experts?"
 )
 METHOD = (
     "For every complete run, each deal gives the dealer's side's points (column dealer) minus the "
@@ -67,13 +70,21 @@ METHOD = (
     "draw is random, in a run between different players each player deals first in about half "
     "the games: the first dealer's share of games won, and the dealer's edge per deal, measure "
     "the seat and not the skill gap between the players; the page also splits both by the "
-    "player who dealt, and measures each player's edge on duplicate deals (the tournaments)."
+    "player who dealt, and measures each player's edge on duplicate deals (the tournaments). Two "
+    f"levels: beginners ({framework.BEGINNER} on every side) and experts ({framework.EXPERT}). "
+    "Every run with an expert twin (its name with -expert for -greedy, or -expert appended: the "
+    "same rules, seed and size, so the same packs) is compared with it: the experts' edge minus "
+    "the beginners', paired by game when the runs share every pack (checked on seeds, deal "
+    "shape, games and first dealers; else Welch, Newcombe for the share of games). The headline "
+    "pair (classic-greedy and its twin classic-expert) is required: without either the page "
+    "fails."
 )
-HEADLINE = "classic-greedy"  # the run of the one-sentence finding, when present
+HEADLINE = "classic-greedy"  # the beginner run of the one-sentence finding
+HEADLINE_EXPERT = framework.expert_run(HEADLINE)  # its expert twin
 FORCED = ("classic-greedy-vs-random", "classic-forced-capture")  # same players, same seed
-#: Every complete run; the headline and forced-capture runs when present (the duplicate
+#: The headline pair; every complete run; the forced-capture runs when present (the duplicate
 #: tournaments under data/tournaments/ are read when present too).
-NEEDS = Needs(optional=(HEADLINE, *FORCED), every_run=True)
+NEEDS = Needs(runs=(HEADLINE, HEADLINE_EXPERT), optional=FORCED, every_run=True)
 
 
 def findings(
@@ -82,6 +93,7 @@ def findings(
     fc: ForcedCapture | None,
     family: framework.Family,
     head,
+    levels=(),
 ) -> list[reporting.Finding]:
     out = []
     for e in edges:
@@ -119,6 +131,19 @@ def findings(
                 )
             )
         out.append(reporting.Finding("seat.forced_capture.deal0_diff", fc.deal0, "points"))
+    for lv in levels:
+        base = f"seat.levels.{lv.name}"
+        unit = "points per deal, experts minus beginners"
+        out.append(reporting.Finding(f"{base}.edge_diff", lv.edge_diff, unit))
+        out.append(
+            reporting.Finding(f"{base}.edge_diff.family", family.wide[("levels", lv.name, "edge")],
+                              unit)
+        )  # fmt: skip
+        if lv.win_diff is not None:
+            out.append(
+                reporting.Finding(f"{base}.first_won_diff", lv.win_diff,
+                                  "share of games, experts minus beginners")
+            )  # fmt: skip
     out.append(framework.detectable(f"seat.detectable_edge.{head.run.name}", head.edge,
                                     "points per deal"))  # fmt: skip
     return out
@@ -133,8 +158,11 @@ def build(data: Path) -> reporting.Page:
     classic-forced-capture (the same players and seed: paired by game). One Holm family.
     """
     found = framework.every_run(data)
+    for level, name in (("beginner", HEADLINE), ("expert", HEADLINE_EXPERT)):
+        framework.check_level(framework.require(data, name), level, "the dealer's-edge page")
     edges = [measure(run) for run in found.values()]
     by_name = {e.run.name: e for e in edges}
+    levels = level_edges(edges, framework.expert_run)
     dups, skipped = duplicate_edges(data)
     fc = None
     if all(name in by_name for name in FORCED):
@@ -155,6 +183,10 @@ def build(data: Path) -> reporting.Page:
         family.add(("forced", "edge"), fc.edge_diff, fc.edge_p)
         if fc.win_p is not None:
             family.add(("forced", "first_won"), fc.win_diff, fc.win_p)
+    for lv in levels:
+        family.add(("levels", lv.name, "edge"), lv.edge_diff, lv.edge_p)
+        if lv.win_p is not None:
+            family.add(("levels", lv.name, "first_won"), lv.win_diff, lv.win_p)
     family.close()
     parts = [f"the edge of each of the {len(edges)} runs"]
     n_strategy = sum(len(e.strategies) for e in edges)
@@ -164,8 +196,12 @@ def build(data: Path) -> reporting.Page:
         parts.append(f"{2 * len(dups)} players' edges on duplicate deals")
     if fc is not None:
         parts.append(f"{1 + (fc.win_p is not None)} forced-capture differences")
+    if levels:
+        n_levels = sum(1 + (lv.win_p is not None) for lv in levels)
+        parts.append(f"{n_levels} differences between experts and beginners")
 
-    head = by_name.get(HEADLINE) or max(edges, key=lambda e: (e.deals, e.run.name))
+    head = by_name[HEADLINE]
+    pair = next(lv for lv in levels if lv.name == HEADLINE)
     finding = (
         f"In {head.run.name} ({head.run.config['variant_label']}, "
         f"{','.join(head.run.config['players'])}) the dealer's side scores "
@@ -173,7 +209,13 @@ def build(data: Path) -> reporting.Page:
     )
     if head.first_won is not None:
         finding += f", and the side that deals first wins {framework.pct(head.first_won)} of games"
-    finding += "."
+    key = ("levels", HEADLINE, "edge")
+    finding += (
+        f". Between experts ({HEADLINE_EXPERT}) the edge is {reporting.ci(pair.expert.edge)}; "
+        f"experts minus beginners on the same packs: {reporting.ci(pair.edge_diff)} "
+        f"({pair.design}; {family.level_text} interval "
+        f"{family.ci(key)}, Holm p {family.p(key)})."
+    )
     return framework.page(
         "seat_advantage",
         slug="seat-advantage",
@@ -182,7 +224,10 @@ def build(data: Path) -> reporting.Page:
         method=METHOD,
         used=(e.run for e in edges),
         finding=finding,
-        sections=sections(edges, dups, skipped, fc, family, parts, head),
+        sections=[
+            *sections(edges, dups, skipped, fc, family, parts, head),
+            *([levels_section(levels, family)] if levels else []),
+        ],
         data=[e.run.provenance(e.deals) for e in edges]
         + [
             {
@@ -198,6 +243,6 @@ def build(data: Path) -> reporting.Page:
         ],
         reproduce_text=framework.reproduce("seat_advantage")
         + ("\n# the duplicate tournaments: make tournament" if dups else ""),
-        findings=findings(edges, dups, fc, family, head),
-        answer=glance(edges, head),
+        findings=findings(edges, dups, fc, family, head, levels),
+        answer=glance(levels, pair, family),
     )

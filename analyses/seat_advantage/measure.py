@@ -381,3 +381,53 @@ def duplicate_edges(data: Path) -> tuple[list[DuplicateEdge], list[str]]:
             got = duplicate_edge(folder.name, first, second)
             (skipped if isinstance(got, str) else edges).append(got)
     return edges, skipped
+
+
+@dataclass(frozen=True)
+class LevelEdge:
+    """The dealer's edge of an expert run minus that of its beginner twin (framework.expert_run):
+    paired by game when the two play the same packs (:func:`pairing_problem`), else unpaired."""
+
+    beginner: Edge
+    expert: Edge
+    design: str  # compare.PAIRED or compare.UNPAIRED
+    reason: str  # UNPAIRED: why the runs could not be paired
+    edge_diff: stats.Estimate  # expert - beginner, points per deal
+    edge_p: float
+    win_diff: stats.Estimate | None  # expert - beginner, first dealer's share of games won
+    win_p: float | None
+
+    @property
+    def name(self) -> str:
+        return self.beginner.run.name
+
+
+def level_edge(beginner: Edge, expert: Edge) -> LevelEdge:
+    """The experts' edge against the beginners' on the same packs (game g of both runs starts
+    from the same pack and first dealer: one pair per game, the per-game linearised edges keep
+    the interval cluster-robust), else Welch's (and Newcombe's for the share of games)."""
+    reason = pairing_problem(beginner, expert)
+    win_diff, win_p = None, None
+    if not reason:
+        edge_diff, edge_p = stats.paired_difference(beginner.edge_values, expert.edge_values)
+        if beginner.games:
+            win_diff, win_p = stats.paired_difference(
+                beginner.first_won_values, expert.first_won_values
+            )
+        design = compare.PAIRED
+    else:
+        edge_diff, edge_p = stats.independent_difference(beginner.edge_values, expert.edge_values)
+        if beginner.games and expert.games:
+            win_diff = _won_difference(beginner.first_won, expert.first_won)
+        design = compare.UNPAIRED
+    return LevelEdge(beginner, expert, design, reason, edge_diff, edge_p, win_diff, win_p)
+
+
+def level_edges(edges: list[Edge], expert_run) -> list[LevelEdge]:
+    """Every run whose expert twin (``expert_run(name)``) is among ``edges`` too, against it."""
+    by_name = {e.run.name: e for e in edges}
+    return [
+        level_edge(e, by_name[expert_run(e.run.name)])
+        for e in edges
+        if expert_run(e.run.name) in by_name and not e.run.name.endswith("-expert")
+    ]
