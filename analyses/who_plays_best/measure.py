@@ -105,10 +105,10 @@ def deciding(group: list[tuple]) -> tuple | None:
     separated below a leader of its own tournament, and that leader plays here too (a chain of
     significant differences, each tested on the page). None when no tournament seats the others'
     leaders: the page then answers per tournament."""
-    for spec, result in group:
-        seated = {r.player for r in result.ratings}
-        if all(set(leaders(other)) <= seated for s, other in group if s is not spec):
-            return spec, result
+    for entry in group:
+        seated = {r.player for r in entry[1].ratings}
+        if all(set(leaders(other)) <= seated for s, other in group if s is not entry[0]):
+            return entry
     return None
 
 

@@ -87,13 +87,14 @@ def answer(spec: Spec, result: tour.Result) -> str:
     return "; ".join(parts) + "."
 
 
-def headline(spec: Spec, result: tour.Result) -> str:
+def headline(spec: Spec, result: tour.Result, where: str | None = None) -> str:
     """One clause for the index: the best player (or the best-rated and the players the data do
     not separate from it, each with the interval of the difference: not separated, not level),
-    its rating and its margin over greedy."""
+    its rating and its margin over greedy; ``where`` (the variant by default) opens it."""
     t = result.tournament
+    where = t.variant if where is None else where
     if not result.ratings:
-        return f"{t.variant}: no fair player"
+        return f"{where}: no fair player"
     rated = ratings_by_player(result)
     best = leaders(result)
     baseline = baseline_player(result)
@@ -108,14 +109,14 @@ def headline(spec: Spec, result: tour.Result) -> str:
 
     if len(best) == 1:
         (leader,) = best
-        text = f"{t.variant}: {leader} rated best ({_rating(rated[leader])})"
+        text = f"{where}: {leader} rated best ({_rating(rated[leader])})"
         return text + (f", {against(leader)}" if baseline and baseline != leader else "")
     top = best[0]
     others = ", ".join(
         f"{p} ({_rating(rated[p])}; {top} minus {p}: {_margin(result, top, p)})" for p in best[1:]
     )
     clauses = [f"{p} {against(p)}" for p in best if baseline and baseline != p]
-    return f"{t.variant}: {top} rated highest ({_rating(rated[top])}), not separated from " + (
+    return f"{where}: {top} rated highest ({_rating(rated[top])}), not separated from " + (
         others + (f" ({'; '.join(clauses)})" if clauses else "")
     )
 
@@ -136,8 +137,7 @@ def variant_headline(group: list[tuple[Spec, tour.Result]]) -> str:
     found = deciding(group)
     if found is None:
         return "; ".join(
-            headline(spec, result).replace(f"{variant}: ", f"{variant} ({spec.name}): ", 1)
-            for spec, result in group
+            headline(spec, result, f"{variant} ({spec.name})") for spec, result in group
         )
     spec, result = found
     others = "; ".join(
@@ -146,12 +146,11 @@ def variant_headline(group: list[tuple[Spec, tour.Result]]) -> str:
         if s is not spec
     )
     seated = len(dict.fromkeys(p for _, r in group for p in fair_players(r)))
-    return headline(spec, result).replace(
-        f"{variant}: ",
+    where = (
         f"{variant} ({seated} fair players in {len(group)} tournaments; {spec.name} also seats "
-        f"{others}): ",
-        1,
+        f"{others})"
     )
+    return headline(spec, result, where)
 
 
 def seating(spec: Spec, result: tour.Result, group: list[tuple[Spec, tour.Result]]) -> str:
