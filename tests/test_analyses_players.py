@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import polars as pl
 import pytest
@@ -24,9 +25,13 @@ import pytest
 from analyses import __main__ as site
 from analyses import seat_advantage, who_plays_best
 from analyses.framework import MissingData, main, players_sentence, runs
-from scopa_sim import cli, reporting, runner
+from scopa_sim import cli, registry, reporting, runner
 from scopa_sim.reporting import json_problems, render_page
 
+#: The default tournaments seat ``expert``, a compiled player merged from main; until it is there
+#: they cannot be planned (their commands name an unknown player).
+EXPERT = "expert" in registry.BUILTIN
+needs_expert = pytest.mark.skipif(not EXPERT, reason="the default tournaments seat expert")
 XMLNS = re.compile(r'\sxmlns(?::[\w-]+)?\s*=\s*"http://www\.w3\.org/[^"]*"')
 TINY = """\
 [defaults]
@@ -168,6 +173,7 @@ def test_the_page_writes_alone_and_in_the_site(tiny, tmp_path):
     assert who_plays_best in site.PAGES
 
 
+@needs_expert
 def test_a_missing_tournament_folder_is_refused_with_one_line(tmp_path, capsys):
     out = tmp_path / "out"
     status = main(who_plays_best.build, ["--data", str(tmp_path / "data"), "--out", str(out)])
@@ -188,22 +194,79 @@ def test_an_incomplete_tournament_folder_is_refused(tiny, tmp_path):
     assert "\n" not in str(err.value)
 
 
-def test_the_default_tournaments_and_their_commands():
-    specs = {s.name: s for s in who_plays_best.load_config()}
-    classic, scopone = specs["classic-deals"], specs["scopone-games"]
-    assert (classic.variant, classic.mode) == ("classic", "deals")
-    assert {"random", "greedy", "defensive", "memory", "chitarrella", "cheater"} <= set(
-        classic.players
+VARIANTS = ("classic", "scopone", "escoba", "scopa-52")
+FAIR = {"random", "greedy", "defensive", "memory", "chitarrella", "expert", "pimc:samples=16",
+        "ismcts", "pimc:samples=256:rollout=mix"}  # fmt: skip
+SEARCH = {"ismcts", "pimc:samples=256:rollout=mix"}
+ANCHORS = {"greedy", "memory", "expert", "pimc:samples=16"}
+#: CPU ms per decision of the players that search (configs/tournaments.toml, measured
+#: 2026-12-03); the compiled players cost next to nothing.
+COST_MS = {
+    "classic": {"pimc:samples=16": 0.09, "ismcts": 1.36, "pimc:samples=256:rollout=mix": 1.67,
+                "cheater": 0.02},
+    "scopone": {"pimc:samples=16": 0.57, "ismcts": 2.18, "pimc:samples=256:rollout=mix": 5.59},
+    "escoba": {"pimc:samples=16": 0.10, "ismcts": 1.51, "pimc:samples=256:rollout=mix": 1.97},
+    "scopa-52": {"pimc:samples=16": 0.09, "ismcts": 1.61, "pimc:samples=256:rollout=mix": 2.14},
+}  # fmt: skip
+#: Deals of a scopone game to 11 (about 3: 1.6 to 3.4 in the luck-and-skill tournaments), high.
+SCOPONE_DEALS_PER_GAME = 4
+
+
+def test_the_default_tournaments_seat_every_fair_player_in_every_variant():
+    """Per variant: every fair player seated; the search players in one round robin with the
+    anchors (greedy, memory, expert, pimc:samples=16) that every other tournament of the variant
+    seats too, on fewer packs; the cheater only in classic-deals."""
+    specs = who_plays_best.load_config()
+    assert {s.variant for s in specs} == set(VARIANTS)
+    for variant in VARIANTS:
+        group = [s for s in specs if s.variant == variant]
+        assert FAIR <= {p for s in group for p in s.players}, variant
+        (search,) = [s for s in group if SEARCH & set(s.players)]
+        assert SEARCH | ANCHORS == set(search.players) and search.mode == "deals"
+        wide = [s for s in group if s is not search]
+        assert len(wide) == 1, variant
+        assert ANCHORS <= set(wide[0].players)
+        assert FAIR - SEARCH <= set(wide[0].players)
+        if wide[0].mode == "deals":
+            assert wide[0].count >= 3 * search.count
+    (classic,) = [s for s in specs if "cheater" in s.players]
+    assert (classic.name, classic.variant, classic.mode) == ("classic-deals", "classic", "deals")
+    specs_by_name = {s.name: s for s in specs}
+    assert (specs_by_name["scopone-games"].variant, specs_by_name["scopone-games"].mode) == (
+        "scopone",
+        "games",
     )
-    assert any(p.startswith("pimc") for p in classic.players)
-    assert (scopone.variant, scopone.mode) == ("scopone", "games")
-    assert len(scopone.players) == 4 and any(p.startswith("pimc") for p in scopone.players)
+
+
+def test_the_default_tournaments_fit_their_budget():
+    """The searches of the default tournaments, priced at their measured cost per decision, stay
+    within what they cost before (340 CPU s) and 30 minutes on 2 cores (configs/tournaments.toml:
+    3,620 CPU s); a search player with no price fails, so a new one is priced before it is
+    seated."""
+    from scopa_sim.rules import variant as rules
+
+    total = 0.0
+    for spec in who_plays_best.load_config():
+        per_deal = rules(spec.variant).plays  # each side's share of both seatings of a pack
+        deals = spec.count if spec.mode == "deals" else spec.count * SCOPONE_DEALS_PER_GAME
+        assert spec.mode == "deals" or spec.variant == "scopone"
+        for player in spec.players:
+            if player.split(":")[0] in registry.COMPILED or player == "expert":
+                continue
+            ms = COST_MS[spec.variant][player]
+            total += (len(spec.players) - 1) * deals * per_deal * ms / 1e3
+    assert 3_000 < total < 3_900, total
+
+
+@needs_expert
+def test_the_default_tournaments_commands_are_what_make_tournament_runs():
     # The Makefile's target runs exactly what --commands prints.
     printed = subprocess.run(
         [sys.executable, "-m", "analyses.who_plays_best", "--commands"],
         capture_output=True, text=True, check=True, cwd=Path(__file__).resolve().parent.parent,
     ).stdout.splitlines()  # fmt: skip
     assert printed == who_plays_best.commands()
+    assert len(printed) == len(who_plays_best.load_config())
     assert printed[0].startswith(".venv/bin/scopa-sim tournament --variant classic ")
     assert "--out data/tournaments/classic-deals" in printed[0]
 
@@ -272,8 +335,139 @@ def test_make_tournament_runs_only_the_tournaments_not_yet_complete(tiny, tmp_pa
     assert who_plays_best.commands(tmp_path, config, missing=True) == who_plays_best.commands(
         tmp_path, config
     )
+
+
+@needs_expert
+def test_make_tournament_asks_for_the_default_tournaments_not_yet_played(tmp_path):
     out = subprocess.run(
         [sys.executable, "-m", "analyses.who_plays_best", "--commands", "--missing", "--data",
          str(tmp_path)], capture_output=True, text=True, check=True,
     )  # fmt: skip
     assert out.stdout.split("\n")[0] == who_plays_best.commands(tmp_path)[0]
+
+
+# several tournaments of one variant (the default design: a wide field and a search field) ------
+
+
+def _spec(name: str, count: int = 1000):
+    return SimpleNamespace(name=name, mode="deals", count=count)
+
+
+def _result(variant: str, ratings: list[tuple[str, float]], rows: dict, hidden=()):
+    """A tournament result: fair ``ratings`` best first, points-per-deal ``rows``
+    ``{(a, b): (estimate, p_holm)}`` (interval +-0.1), ``hidden`` players seated as upper bounds."""
+    from scopa_sim import stats
+    from scopa_sim import tournament as tour
+
+    entrants = tuple(
+        SimpleNamespace(spec=p, sees_hidden_cards=p in hidden)
+        for p in [*(name for name, _ in ratings), *hidden]
+    )
+    t = SimpleNamespace(mode="deals", variant=variant, metrics=lambda: ["points_per_deal"],
+                        unit="deal", pairings=(), entrants=entrants)  # fmt: skip
+    out = [
+        tour.Row(a, b, "points_per_deal", stats.Estimate(v, v - 0.1, v + 0.1, 1000), p, p)
+        for (a, b), (v, p) in rows.items()
+    ]
+    rated = [tour.Rating(name, r, r - 20, r + 20, False, 1000) for name, r in ratings]
+    return tour.Result(t, out, rated, [], None, 1000)
+
+
+WIDE = _result(
+    "classic",
+    [("expert", 60), ("memory", 40), ("chitarrella", 30), ("greedy", 0), ("random", -130)],
+    {("expert", "memory"): (0.2, 1e-6), ("expert", "chitarrella"): (0.3, 1e-8),
+     ("expert", "greedy"): (0.5, 1e-9), ("expert", "random"): (2.0, 1e-12),
+     ("chitarrella", "greedy"): (0.2, 1e-5)},
+    hidden=("cheater",),
+)  # fmt: skip
+SEARCH_FIELD = _result(
+    "classic",
+    [("mix", 80), ("expert", 20), ("memory", 0), ("greedy", -100)],
+    {("mix", "expert"): (0.4, 1e-7), ("mix", "memory"): (0.6, 1e-9),
+     ("mix", "greedy"): (1.3, 1e-12)},
+)  # fmt: skip
+
+
+def test_the_tournament_that_seats_the_others_leaders_answers_for_the_variant():
+    """classic-search seats expert, the leader of classic-deals: it answers for classic, in the
+    headline, the glance and the overview, naming the leader it also seats."""
+    from analyses.who_plays_best import measure, text
+
+    wide, search = (_spec("classic-deals", 10_000), WIDE), (_spec("classic-search", 1200),
+                                                           SEARCH_FIELD)  # fmt: skip
+    group = [wide, search]
+    assert measure.deciding(group) is search
+    assert measure.anchors(group) == ["expert", "memory", "greedy"]
+    line = text.variant_headline(group)
+    assert line.startswith(
+        "classic (6 fair players in 2 tournaments; classic-search also seats expert, the leader "
+        "of classic-deals): mix rated best (+80 [+60, +100]), beating greedy by +1.300"
+    )
+    answer = who_plays_best.glance(group)
+    assert answer.sentence == (
+        "Of the fair players, mix plays best in classic, about 0.4 points a deal ahead of expert."
+    )
+    assert answer.rows[0] == ("mix", "who_plays_best.classic-search.rating.mix")
+    seats = text.seating(*wide, group)
+    assert seats.startswith("classic-deals seats 5 fair players (expert, memory, chitarrella, "
+                            "greedy, random) and, as an upper bound, cheater.")  # fmt: skip
+    assert "classic-search (1,200 duplicate deals per run), shares expert, memory, greedy" in seats
+    (table,) = who_plays_best.overview(group).tables
+    assert [row[1] for row in table.rows] == ["classic-deals", "classic-search"]
+    assert [row[-1] for row in table.rows] == [
+        "its leaders also play in classic-search", "answers for the variant",
+    ]  # fmt: skip
+    assert table.rows[0][4] == "cheater" and table.rows[1][5] == "mix"
+
+
+def test_a_leader_seated_in_one_tournament_only_leaves_the_variant_answered_per_tournament():
+    """chitarrella is not separated from expert at the top of the wide field and plays nowhere
+    else: no tournament answers for classic, so every tournament's leader is named with it."""
+    from analyses.who_plays_best import measure, text
+
+    rows = {(r.a, r.b): (r.estimate.value, r.p_holm) for r in WIDE.rows}
+    rows[("expert", "chitarrella")] = (0.05, 0.3)  # not separated
+    wide = _result("classic", [(r.player, r.rating) for r in WIDE.ratings], rows)
+    group = [(_spec("classic-deals"), wide), (_spec("classic-search"), SEARCH_FIELD)]
+    assert measure.leaders(wide) == ["expert", "chitarrella"]
+    assert measure.deciding(group) is None
+    line = text.variant_headline(group)
+    assert line.startswith("classic (classic-deals): expert rated highest")
+    assert "; classic (classic-search): mix rated best" in line
+    sentence = who_plays_best.glance(group).sentence
+    assert "expert and chitarrella are not separated at the top in classic (classic-deals)" in (
+        sentence
+    )
+    assert "mix plays best in classic (classic-search)" in sentence
+    (table,) = who_plays_best.overview(group).tables
+    assert all(row[-1].startswith("no tournament seats") for row in table.rows)
+
+
+def test_the_page_reads_two_tournaments_of_a_variant(tiny, tmp_path):
+    """A second classic tournament beside tiny: the overview comes first, every section names
+    its tournament, the finding answers once for classic, the method names who played where."""
+    data, _, _ = tiny
+    copy = tmp_path / "data"
+    shutil.copytree(data, copy)
+    config = tmp_path / "tournaments.toml"
+    config.write_text(
+        TINY + '\n[[tournament]]\nname = "linked"\nvariant = "classic"\n'
+        'players = ["greedy", "memory", "defensive"]\ndeals = 500\n'
+    )
+    command = who_plays_best.commands(copy, config, missing=True)
+    assert len(command) == 1 and "--out " + str(copy / "tournaments" / "linked") in command[0]
+    assert cli.main([*shlex.split(command[0])[1:], "--no-progress"]) == 0
+    page = who_plays_best.build(copy, config)
+    headings = [s.heading for s in page.sections]
+    assert headings[0] == "Every variant: who was seated where"
+    assert any(h.startswith("classic (tiny), 4,000 duplicate deals per run") for h in headings)
+    assert any(h.startswith("classic (linked), 500 duplicate deals per run") for h in headings)
+    assert page.finding.startswith("classic (4 fair players in 2 tournaments; ")
+    assert (
+        "tiny (classic): random, greedy, memory; linked (classic): greedy, memory, defensive"
+        in (page.method)
+    )
+    names = [f.name for f in page.findings]
+    assert len(names) == len(set(names))
+    assert any(n.startswith("who_plays_best.linked.rating.") for n in names)

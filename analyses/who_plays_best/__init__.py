@@ -1,15 +1,18 @@
 """Who plays best?
 
-The default tournaments of configs/tournaments.toml (``make tournament``: classic Scopa on
-independent deals, the whole field with pimc and the cheater as an upper bound; Scopone in whole
-games, a smaller field), each a duplicate round robin of ``scopa-sim tournament``
-(scopa_sim/tournament/). Per tournament: ratings (Davidson's model of wins and ties) as a
-forest plot (the cheater, which sees hidden cards, apart and never ranked), the pairing matrix
-as a heat map, the key pairings with 95 % CIs and Holm p-values (one family for the page), and
-the variance that duplicate play removes. The page analyses the tournament folders with
+The default tournaments of configs/tournaments.toml (``make tournament``), each a duplicate round
+robin of ``scopa-sim tournament`` (scopa_sim/tournament/). Per variant (classic, scopone, escoba,
+scopa-52) a wide round robin of the fast players (the heuristics, ``expert``, ``pimc:samples=16``;
+in classic the cheater as an upper bound) on many packs, and a smaller one that seats the search
+players (``ismcts``, ``pimc:samples=256:rollout=mix``) with a few fast anchors that link the two.
+The tournament that seats the leaders of the variant's other tournaments answers for the variant
+(``measure.deciding``). Per tournament: ratings (Davidson's model of wins and ties) as a forest
+plot (the cheater, which sees hidden cards, apart and never ranked), the pairing matrix as a heat
+map, the key pairings with 95 % CIs and Holm p-values (one family for the page), and the variance
+that duplicate play removes. The page analyses the tournament folders with
 :func:`scopa_sim.tournament.analyse` and draws with its chart helpers; it plays nothing.
-``measure`` holds the page's family and picks the key pairings and the leaders, ``text`` words
-the answers, ``page`` shows them.
+``measure`` holds the page's family and picks the key pairings, the leaders and the answering
+tournament, ``text`` words the answers, ``page`` shows them.
 
 ``python -m analyses.who_plays_best --commands`` prints the command of each tournament, one a
 line (the ``tournament`` target of the Makefile runs them).
@@ -24,23 +27,32 @@ from analyses import tournaments as tc
 from analyses.framework import DATA, MissingData, Needs
 from analyses.tournaments import ConfigError, Spec
 from analyses.who_plays_best.glance import glance
-from analyses.who_plays_best.measure import Key, key_pairings, leaders, page_family
+from analyses.who_plays_best.measure import (
+    Key,
+    by_variant,
+    deciding,
+    key_pairings,
+    leaders,
+    page_family,
+)
 from analyses.who_plays_best.page import (
     METRIC_UNITS,
     RATING_UNIT,
     SWINGS_PER_KEY,
     findings,
+    overview,
     sections,
     swings,
 )
-from analyses.who_plays_best.text import answer, headline
+from analyses.who_plays_best.text import answer, headline, variant_headline
 from scopa_sim import reporting
 from scopa_sim import tournament as tour
 
 __all__ = [
     "CONFIG", "METHOD", "METRIC_UNITS", "NEEDS", "QUESTION", "RATING_UNIT", "SWINGS_PER_KEY", "Key",
-    "answer", "build", "commands", "findings", "glance", "headline", "key_pairings", "leaders",
-    "load", "load_config", "page_family", "question", "sections", "swings", "tour",
+    "answer", "build", "by_variant", "commands", "deciding", "findings", "glance", "headline",
+    "key_pairings", "leaders", "load", "load_config", "overview", "page_family", "question",
+    "sections", "swings", "tour", "variant_headline",
 ]  # fmt: skip
 
 #: The default tournaments (``make tournament``).
@@ -71,9 +83,11 @@ def question(results: list[tuple[Spec, tour.Result]]) -> str:
     fair = dict.fromkeys(e.spec for _, r in results for e in r.tournament.entrants)
     hidden = {e.spec for _, r in results for e in r.tournament.entrants if e.sees_hidden_cards}
     variants = list(dict.fromkeys(r.tournament.variant for _, r in results))
+    where = variants[0] if len(variants) == 1 else ", ".join(variants[:-1]) + f" and {variants[-1]}"
     text = (
         f"{QUESTION} Of {', '.join(p for p in fair if p not in hidden)}, which player is "
-        f"strongest in {' and in '.join(variants)}, by how much, and how sure can we be?"
+        f"strongest in {'each of ' if len(variants) > 1 else ''}{where}, by how much, and how "
+        "sure can we be?"
     )
     if hidden:
         text += (
@@ -105,7 +119,15 @@ METHOD = (
     "fitted strengths held fixed: an upper bound, never ranked with the fair players, and the "
     "fair ratings come from the fair pairings alone. The page reads the tournament folders and "
     "analyses them with scopa_sim.tournament.analyse (the numbers of the command's own table and "
-    "summary.parquet); it plays nothing."
+    "summary.parquet); it plays nothing. A search player costs hundreds of times a compiled "
+    "one per decision and a tournament gives every pairing the same size, so a variant may have "
+    "two tournaments: a wide round robin of the fast players on many packs and a smaller one that "
+    "seats the search players with fast anchors (the players both seat). The tournament that "
+    "seats the leaders of the variant's other tournaments answers for the variant: every player "
+    "seated only elsewhere is separated (positive and significant after Holm) below one of those "
+    "leaders, so the answer rests on a chain of tested pairings, never on comparing the ratings "
+    "of two tournaments. When no tournament seats the others' leaders, the page answers per "
+    "tournament."
 )
 
 
@@ -114,17 +136,20 @@ def build(data: Path, config: Path = CONFIG) -> reporting.Page:
 
     Per default tournament (configs/tournaments.toml, played by ``make tournament``): ratings,
     the pairing matrix, the key pairings with Holm p-values, and the variance duplicate play
-    removes, analysed from the tournament folders under ``data``/tournaments/.
+    removes, analysed from the tournament folders under ``data``/tournaments/; first, which
+    players each tournament seats and each variant's answer.
     """
     try:
         specs = load_config(config)
     except ConfigError as err:
         raise MissingData(str(err)) from None
     results, family_size = page_family([(spec, load(spec, data)) for spec in specs])
-    page_sections, attachments = [], {}
+    groups = by_variant(results)
+    page_sections, attachments = [overview(results)], {}
     for spec, result in results:
         swing_section, pages = swings(spec, result)
-        page_sections += [*sections(spec, result), swing_section]
+        group = groups[result.tournament.variant]
+        page_sections += [*sections(spec, result, group), swing_section]
         attachments.update(pages)
     return framework.page(
         "who_plays_best",
@@ -135,11 +160,12 @@ def build(data: Path, config: Path = CONFIG) -> reporting.Page:
         + f" The page's family: {family_size} tests."
         + " Players, as the tournaments' run manifests record them: "
         + "; ".join(
-            f"{r.tournament.variant}: {', '.join(e.spec for e in r.tournament.entrants)}"
-            for _, r in results
+            f"{spec.name} ({r.tournament.variant}): "
+            + ", ".join(e.spec for e in r.tournament.entrants)
+            for spec, r in results
         )
         + ".",
-        finding="; ".join(headline(spec, result) for spec, result in results) + ".",
+        finding="; ".join(variant_headline(group) for group in groups.values()) + ".",
         sections=page_sections,
         data=[_provenance(spec, result, data) for spec, result in results],
         reproduce_text=_reproduce(specs, data),

@@ -83,3 +83,36 @@ def leaders(result: tour.Result) -> list[str]:
         return []
     top = result.ratings[0].player
     return [top, *(r.player for r in result.ratings[1:] if not separated(result, top, r.player))]
+
+
+def by_variant(results: list[tuple]) -> dict[str, list[tuple]]:
+    """The ``(spec, Result)`` pairs grouped by variant, in the order of the configuration."""
+    groups: dict[str, list[tuple]] = {}
+    for spec, result in results:
+        groups.setdefault(result.tournament.variant, []).append((spec, result))
+    return groups
+
+
+def fair_players(result: tour.Result) -> list[str]:
+    """The fair players a tournament seats, in its order (the upper bounds left out)."""
+    return [e.spec for e in result.tournament.entrants if not e.sees_hidden_cards]
+
+
+def deciding(group: list[tuple]) -> tuple | None:
+    """Of one variant's tournaments, the one that answers for the variant: the first whose fair
+    field seats the leaders (:func:`leaders`) of every other tournament of the variant. Its
+    leaders then lead every fair player of the variant: a player seated only elsewhere is
+    separated below a leader of its own tournament, and that leader plays here too (a chain of
+    significant differences, each tested on the page). None when no tournament seats the others'
+    leaders: the page then answers per tournament."""
+    for entry in group:
+        seated = {r.player for r in entry[1].ratings}
+        if all(set(leaders(other)) <= seated for s, other in group if s is not entry[0]):
+            return entry
+    return None
+
+
+def anchors(group: list[tuple]) -> list[str]:
+    """The fair players every tournament of one variant seats: what links their results."""
+    seated = [fair_players(result) for _, result in group]
+    return [p for p in seated[0] if all(p in other for other in seated[1:])] if seated else []

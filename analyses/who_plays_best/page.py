@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 from analyses.tournaments import Spec
-from analyses.who_plays_best.measure import key_pairings
-from analyses.who_plays_best.text import answer, unit_text
+from analyses.who_plays_best.measure import (
+    by_variant,
+    deciding,
+    fair_players,
+    key_pairings,
+    leaders,
+)
+from analyses.who_plays_best.text import answer, seating, unit_text, variant_headline
 from scopa_sim import reporting, stats
 from scopa_sim import tournament as tour
 
@@ -137,9 +143,69 @@ def _variance_text(result: tour.Result) -> str:
     )
 
 
-def sections(spec: Spec, result: tour.Result) -> list[reporting.Section]:
+def section_title(spec: Spec, result: tour.Result) -> str:
+    """A tournament's sections' title: its variant, its name and its size."""
+    return f"{result.tournament.variant} ({spec.name}), {unit_text(spec)}"
+
+
+def overview(results: list[tuple[Spec, tour.Result]]) -> reporting.Section:
+    """Which players were seated where, and each variant's answer: one row per tournament (its
+    fair players, its upper bounds, its leaders) and one sentence per variant."""
+    rows = []
+    for variant, group in by_variant(results).items():
+        answering = deciding(group) if len(group) > 1 else group[0]
+        for spec, result in group:
+            hidden = [e.spec for e in result.tournament.entrants if e.sees_hidden_cards]
+            if answering is None:
+                role = "no tournament seats the others' leaders: answers for itself"
+            elif answering[0] is spec:
+                role = "answers for the variant"
+            else:
+                role = f"its leaders also play in {answering[0].name}"
+            rows.append(
+                [
+                    variant,
+                    spec.name,
+                    unit_text(spec),
+                    ", ".join(fair_players(result)),
+                    ", ".join(hidden) or "—",
+                    ", ".join(leaders(result)) or "—",
+                    role,
+                ]
+            )
+    return reporting.Section(
+        "Every variant: who was seated where",
+        text=(
+            "A search player costs hundreds of times a compiled one per decision, and a "
+            "tournament gives every pairing the same size, so a variant can have two "
+            "tournaments: a wide round robin of the fast players on many packs, and a smaller "
+            "one that seats the search players with a few fast anchors (the players both seat, "
+            "which link the two). The tournament that seats the leaders of the variant's other "
+            "tournaments answers for the variant: each player seated only elsewhere is "
+            "separated below one of those leaders there (leaders: the best-rated fair player and "
+            "those the data do not separate from it). Per variant: "
+            + "; ".join(variant_headline(group) for group in by_variant(results).values())
+            + "."
+        ),
+        tables=[
+            reporting.Table(
+                "The tournaments of the page: fair players seated, upper bounds (rated apart), "
+                "the leaders of each, and which tournament answers for its variant",
+                ["variant", "tournament", "size", "fair players", "upper bound", "leaders", "role"],
+                rows,
+            )
+        ],
+    )
+
+
+def sections(
+    spec: Spec, result: tour.Result, group: list[tuple[Spec, tour.Result]] | None = None
+) -> list[reporting.Section]:
+    """A tournament's sections; ``group``: every tournament of its variant on the page (the
+    text says what links them), by default the tournament alone."""
     t = result.tournament
-    title = f"{t.variant}, {unit_text(spec)}"
+    group = [(spec, result)] if group is None else group
+    title = section_title(spec, result)
     heat_maps = [
         reporting.Figure(
             f"{title}: {tour.METRICS[metric]}; row player A against column player B, estimate "
@@ -160,7 +226,9 @@ def sections(spec: Spec, result: tour.Result) -> list[reporting.Section]:
     return [
         reporting.Section(
             f"{title}: ratings",
-            text=answer(spec, result)
+            text=seating(spec, result, group)
+            + " "
+            + answer(spec, result)
             + " "
             + tour.design_text(result, "the page's one family (see the method)")
             + " Ratings: "
@@ -257,9 +325,8 @@ def swings(spec: Spec, result: tour.Result) -> tuple[reporting.Section, dict[str
         ]
         for s in found
     ]
-    t = result.tournament
     section = reporting.Section(
-        f"{t.variant}, {unit_text(spec)}: largest duplicate swings",
+        f"{section_title(spec, result)}: largest duplicate swings",
         text=(
             f"The {SWINGS_PER_KEY} packs of each key pairing where the two seatings ended most "
             f"differently ({tour.SWING_TEXT}). Each link opens a replay of both seatings, play "

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from analyses import framework
 from analyses.tournaments import Spec
-from analyses.who_plays_best.measure import baseline_player, leaders, ratings_by_player
+from analyses.who_plays_best.measure import (
+    anchors,
+    baseline_player,
+    deciding,
+    fair_players,
+    leaders,
+    ratings_by_player,
+)
 from scopa_sim import stats
 from scopa_sim import tournament as tour
 
@@ -39,7 +46,7 @@ def answer(spec: Spec, result: tour.Result) -> str:
     rated = ratings_by_player(result)
     top = result.ratings[0]
     best = leaders(result)
-    where = f"In {t.variant} ({unit_text(spec)})"
+    where = f"In {spec.name} ({t.variant}, {unit_text(spec)})"
     if len(best) == 1:
         text = f"{where}, {top.player} plays best of the fair players: rating {_rating(top)}"
         if len(result.ratings) > 1:
@@ -80,13 +87,14 @@ def answer(spec: Spec, result: tour.Result) -> str:
     return "; ".join(parts) + "."
 
 
-def headline(spec: Spec, result: tour.Result) -> str:
+def headline(spec: Spec, result: tour.Result, where: str | None = None) -> str:
     """One clause for the index: the best player (or the best-rated and the players the data do
     not separate from it, each with the interval of the difference: not separated, not level),
-    its rating and its margin over greedy."""
+    its rating and its margin over greedy; ``where`` (the variant by default) opens it."""
     t = result.tournament
+    where = t.variant if where is None else where
     if not result.ratings:
-        return f"{t.variant}: no fair player"
+        return f"{where}: no fair player"
     rated = ratings_by_player(result)
     best = leaders(result)
     baseline = baseline_player(result)
@@ -101,14 +109,14 @@ def headline(spec: Spec, result: tour.Result) -> str:
 
     if len(best) == 1:
         (leader,) = best
-        text = f"{t.variant}: {leader} rated best ({_rating(rated[leader])})"
+        text = f"{where}: {leader} rated best ({_rating(rated[leader])})"
         return text + (f", {against(leader)}" if baseline and baseline != leader else "")
     top = best[0]
     others = ", ".join(
         f"{p} ({_rating(rated[p])}; {top} minus {p}: {_margin(result, top, p)})" for p in best[1:]
     )
     clauses = [f"{p} {against(p)}" for p in best if baseline and baseline != p]
-    return f"{t.variant}: {top} rated highest ({_rating(rated[top])}), not separated from " + (
+    return f"{where}: {top} rated highest ({_rating(rated[top])}), not separated from " + (
         others + (f" ({'; '.join(clauses)})" if clauses else "")
     )
 
@@ -117,3 +125,56 @@ def unit_text(spec: Spec) -> str:
     """The size of a tournament's runs, in its units."""
     unit = "duplicate deals" if spec.mode == "deals" else "duplicate whole games"
     return f"{spec.count:,} {unit} per run"
+
+
+def variant_headline(group: list[tuple[Spec, tour.Result]]) -> str:
+    """One clause per variant for the index: the headline of the tournament that answers for
+    the variant (:func:`measure.deciding`), naming it and the tournaments whose leaders it also
+    seats; when none does, each tournament's headline, named."""
+    variant = group[0][1].tournament.variant
+    if len(group) == 1:
+        return headline(*group[0])
+    found = deciding(group)
+    if found is None:
+        return "; ".join(
+            headline(spec, result, f"{variant} ({spec.name})") for spec, result in group
+        )
+    spec, result = found
+    others = "; ".join(
+        f"{' and '.join(leaders(r))}, the leader{'s' if len(leaders(r)) > 1 else ''} of {s.name}"
+        for s, r in group
+        if s is not spec
+    )
+    seated = len(dict.fromkeys(p for _, r in group for p in fair_players(r)))
+    where = (
+        f"{variant} ({seated} fair players in {len(group)} tournaments; {spec.name} also seats "
+        f"{others})"
+    )
+    return headline(spec, result, where)
+
+
+def seating(spec: Spec, result: tour.Result, group: list[tuple[Spec, tour.Result]]) -> str:
+    """Who this tournament seats, and how it is linked to the variant's other tournaments: the
+    players they share (ratings of two tournaments are never compared; the link is the pairings
+    of the shared players, tested in each)."""
+    t = result.tournament
+    fair = fair_players(result)
+    hidden = [e.spec for e in t.entrants if e.sees_hidden_cards]
+    text = f"{spec.name} seats {len(fair)} fair players ({', '.join(fair)})"
+    if hidden:
+        text += f" and, as an upper bound, {', '.join(hidden)}"
+    others = [(s, r) for s, r in group if s is not spec]
+    if others:
+        shared = anchors(group)
+        text += (
+            f". The other {t.variant} tournament{'s' if len(others) > 1 else ''}, "
+            + ", ".join(f"{s.name} ({unit_text(s)})" for s, _ in others)
+            + (
+                f", share{'s' if len(others) == 1 else ''} {', '.join(shared)} with it: "
+                "the players that link the two fields (ratings of two tournaments are on "
+                "scales of their own and never compared; the shared players' pairings are)"
+                if shared
+                else ", shares no player with it"
+            )
+        )
+    return text + "."
