@@ -36,7 +36,7 @@ class MissingData(LookupError):
 #: experts the compiled ``expert`` player. The one place that names them: pages, tests and the
 #: check of configs/default.toml read these constants.
 BEGINNER = "greedy"
-EXPERT = "memory"  # stand-in until scopa_sim/players/expert.py lands; then "expert"
+EXPERT = "expert"
 #: The levels in the order pages show them, with the words a page uses for each.
 LEVELS = ("beginner", "expert")
 LEVEL_PLAYER = {"beginner": BEGINNER, "expert": EXPERT}

@@ -16,6 +16,9 @@ GROUPS = ("native", "engine", "memory", "runner", "growth", "process", "presets"
           "search")  # fmt: skip
 RANDOM = ("random", "random")
 GREEDY = ("greedy", "greedy")
+EXPERT_ROW = "deals expert vs expert"
+#: The expert's speed target, as a share of greedy's deals per second (row ``share_of_greedy``).
+EXPERT_TARGET = 0.25
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,8 @@ RUNNERS: dict[str, Callable[[Case, int, int], int | dict]] = {
 CASES = [
     Case("deals random vs random", "deals", RANDOM, 300_000, paired=True),
     Case("deals greedy vs greedy", "deals", GREEDY, 300_000, paired=True),
+    # The distilled expert (issue 32: at least a quarter of greedy's deals per second, fused).
+    Case(EXPERT_ROW, "deals", ("expert", "expert"), 100_000, paired=True),
     Case("games greedy vs greedy", "games", GREEDY, 75_000),  # about 300,000 deals
     Case("memory sliced 100k", "sliced", GREEDY, 100_000, fresh=True, group="memory"),
     Case("memory sliced 400k", "sliced", GREEDY, 400_000, fresh=True, group="memory", quick=False),

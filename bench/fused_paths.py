@@ -45,7 +45,7 @@ def main() -> None:
     def row(**fields):
         print(json.dumps(fields), flush=True)
 
-    compiled = ("random", "greedy", "defensive", "memory", "chitarrella")
+    compiled = ("random", "greedy", "defensive", "memory", "chitarrella", "expert")
     pairs = [(p, p) for p in compiled]
 
     for names in pairs:

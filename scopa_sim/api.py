@@ -41,7 +41,9 @@ __all__ = [
 def resolve(
     rules: Variant | str, players: Sequence[Player | str]
 ) -> tuple[Variant, tuple[Player, ...]]:
-    """Accept names as well as objects, and check there is one player per side."""
+    """Accept names as well as objects, and check there is one player per side and that each
+    compiled player has its numbers for the variant (``policy_params`` raises RulesError with
+    the fix when it cannot play it, e.g. an untrained expert): before a run writes anything."""
     rules = variant(rules) if isinstance(rules, str) else rules
     resolved = tuple(player(p) if isinstance(p, str) else p for p in players)
     if len(resolved) != rules.n_sides:
@@ -49,6 +51,9 @@ def resolve(
             f"{rules.name} is played by {rules.n_sides} sides: name {rules.n_sides} players, "
             f"one per side (got {len(resolved)})"
         )
+    for p in resolved:
+        if p.fused_policy is not None:
+            p.policy_params(rules)
     return rules, resolved
 
 

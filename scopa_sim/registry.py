@@ -15,6 +15,7 @@ COMPILED: dict[str, str] = {
     "defensive": "scopa_sim.players.defensive:DefensivePlayer",
     "memory": "scopa_sim.players.memory:MemoryPlayer",
     "chitarrella": "scopa_sim.players.chitarrella:ChitarrellaPlayer",
+    "expert": "scopa_sim.players.expert:ExpertPlayer",
 }
 
 #: Players that search by rolling out on the fused engine (``players/pimc.py``).

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sys
 
-COMPILED = ("random", "greedy", "defensive", "memory", "chitarrella")
+COMPILED = ("random", "greedy", "defensive", "memory", "chitarrella", "expert")
 CAUTIOUS = "examples.compiled_cautious:CompiledCautiousPlayer"
 
 #: The lineups whose fused kernels the suite plays (a kernel per set of policies, engine/fused.py),
@@ -32,6 +32,7 @@ FUSED_KERNELS = {
         ("memory", "random"),
         ("defensive", "random"),
         ("chitarrella", "random"),
+        ("expert", "random"),
         (CAUTIOUS, "random"),
         (CAUTIOUS,),
         ("greedy", "memory"),
@@ -46,6 +47,7 @@ FUSED_KERNELS = {
         ("memory",),
         ("defensive",),
         ("chitarrella",),
+        ("expert",),
         ("chitarrella", "greedy"),
         ("chitarrella", "defensive", "memory"),
     ),

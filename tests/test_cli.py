@@ -26,7 +26,12 @@ from tests.support.cli import scopa_sim
 
 PYTHON = sys.executable
 KINGS = (9, 19, 29, 39)
-PREFIXES = ("scopa-sim: error:", "scopa-sim simulate: error:", "scopa-sim replay: error:")
+PREFIXES = (
+    "scopa-sim: error:",
+    "scopa-sim simulate: error:",
+    "scopa-sim replay: error:",
+    "scopa-sim train-expert: error:",
+)
 
 
 def assert_bad_input(status, out, err, *fragments) -> str:

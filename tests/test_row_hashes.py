@@ -31,7 +31,7 @@ from scopa_sim.rules import PRESETS, variant
 HASHES = Path(__file__).parent / "golden" / "row_hashes.json"
 
 #: Compiled players play whole games against random (kernels the suite compiles anyway).
-COMPILED = ("random", "greedy", "defensive", "memory", "chitarrella")
+COMPILED = ("random", "greedy", "defensive", "memory", "chitarrella", "expert")
 #: Search players play a few independent deals against greedy, at small sizes.
 SEARCH = (
     "pimc:samples=2",

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import sys
+import time
 from pathlib import Path
 
 from scopa_sim.cli.checks import check_writable
@@ -20,7 +22,7 @@ from scopa_sim.cli.options import add_workers_option, seed_int
 #: Deals labelled per preset by default: most where the reports play most (classic, then
 #: scopone), a thousand for every other preset. The last tenth of each is held out of the fit.
 DEFAULT_DEALS = {
-    "classic": 16_000, "scopone": 3_000, "classic-3p": 1_000, "classic-4p": 1_000,
+    "classic": 10_000, "scopone": 3_000, "classic-3p": 1_000, "classic-4p": 1_000,
     "classic-6p": 1_000, "scopone-scientifico": 1_000, "escoba": 1_000,
     "asso-piglia-tutto": 1_000, "scopa-52": 1_000, "scopa-52-3p": 1_000, "scopa-52-4p": 1_000,
     "cirulla": 1_000, "cirulla-3p": 1_000, "cirulla-4p": 1_000,
@@ -33,21 +35,23 @@ what it does: plays --deals deals of each preset with the labeller (default
 pimc:samples=256:rollout=mix, the best fair player) on every seat; at each decision the
 labeller values every legal action (its mean point difference over its samples) and plays the
 best. The positions are kept in --positions, 500 deals a file, so an interrupted run resumes and
-a second run with the same seed and labeller reads them instead of playing them again. Then a
-ridge regression (scikit-learn) fits the expert's weights to the values: each decision's values
-and features centred, one fit on every preset pooled and a correction per preset. The last
-tenth of each preset's deals is held out and measured: the share of decisions where the expert
-picks search's best action, and the points per decision it gives up in search's eyes.
+a second run with the same seed and labeller reads them instead of playing them again. Then the
+weights are fitted (every preset pooled, then each preset drawn towards the pooled weights):
+a least-squares start (scikit-learn's ridge regression of each decision's centred values on
+the centred features), refined to the weights whose pick loses least in search's eyes (the
+mean regret of a softmax choice, minimised by scipy's L-BFGS). The last tenth of each preset's
+deals is held out and measured: the share of decisions where the expert picks search's best
+action, and the points per decision it gives up in search's eyes.
 
 output: the weights' file (--out, default the one the package ships,
-scopa_sim/players/expert_weights.json), with the command, seed, labeller, positions and
-labelling time that made it; one line per preset on stdout.
+scopa_sim/players/expert_weights.json), with the command, seed, labeller, positions, labelling
+and fitting time that made it; one line per preset on stdout.
 
-cost: about 1.6 ms of CPU a decision in classic and 4.4 ms in scopone for the default labeller,
-36 decisions a deal: the default deals take about an hour of CPU (half that on two workers).
+cost (2026-12-07, two workers on a 2-core machine): the default deals (25,000 deals, about a
+million decisions) took about 52 minutes to label; the fit about FIT minutes.
 
 example:
-  scopa-sim train-expert --deals classic=16000,scopone=3000 --seed 7 --workers 2
+  scopa-sim train-expert --deals classic=10000,scopone=3000 --seed 7 --workers 2
 """
 
 
@@ -65,7 +69,7 @@ def add_parser(commands) -> None:
     train.set_defaults(parser=train)
     train.add_argument(
         "--deals", metavar="PRESET=N[,...]",
-        help="deals to label per preset (default: classic 16000, scopone 3000, every other "
+        help="deals to label per preset (default: classic 10000, scopone 3000, every other "
         "preset 1000); presets not named are not trained",
     )  # fmt: skip
     train.add_argument(
@@ -110,6 +114,18 @@ def deals_of(text: str | None) -> dict[str, int]:
     return out
 
 
+def _positions_folder(folder: Path) -> None:
+    """Create ``--positions`` (an empty folder is no output), or one line saying why not."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InputError(
+            f"--positions {folder}: cannot create the folder ({e.strerror}); choose another"
+        ) from None
+    if not os.access(folder, os.W_OK):
+        raise InputError(f"--positions {folder}: the folder is not writable; choose another")
+
+
 def run(args, parser) -> int:
     from tqdm import tqdm
 
@@ -128,7 +144,7 @@ def run(args, parser) -> int:
     if out.is_dir():
         raise InputError(f"--out {out} is a folder; name a file, e.g. expert_weights.json")
     check_writable(out)
-    check_writable(args.positions / "probe")
+    _positions_folder(args.positions)
     positions = {}
     with tqdm(total=sum(deals.values()), unit="deal", desc="labelling", file=sys.stderr) as bar:
         for name, n in deals.items():
@@ -158,7 +174,10 @@ def run(args, parser) -> int:
         "labelling_seconds": round(sum(a.seconds + b.seconds for a, b in positions.values())),
         "workers": args.workers,
     }
+    print("fitting the weights ...", file=sys.stderr)
+    started = time.perf_counter()
     weights = training.train(positions, provenance)
+    weights["trained"]["fit_seconds"] = round(time.perf_counter() - started)
     out.write_text(json.dumps(weights, indent=1) + "\n", encoding="utf-8")
     for name, r in weights["trained"]["presets"].items():
         print(

@@ -5,11 +5,14 @@ out on hundreds of sampled deals: too slow to play a report's millions of deals.
 scores each action by a weighted sum of :data:`FEATURES`, numbers a player can read off the
 action and what the seat has seen (what it takes and what that is worth while the points are
 still open, the scopa, what it lays, what it leaves the next player to sweep or take, how late
-in the deal it is), and plays the highest. The weights are a least-squares fit of search's
-action values (each decision's values and features centred, so only the differences between
-actions count): ``scopa_sim.training`` labels positions with search and fits them;
-``expert_weights.json`` beside this module ships the result, with the command, data size and
-seed that made it.
+in the deal it is), and plays the highest. The weights are fitted to search's action values
+so that the action they pick loses least in search's eyes (``scopa_sim.training`` labels
+positions with search and fits them); ``expert_weights.json`` beside this module ships the
+result, with the command, data size and seed that made it.
+
+Speed is part of the design (a quarter of greedy's deals per second in the fused engine): the
+decision's numbers are computed once and each action changes them only by the cards it moves, a
+lone action is played unscored, and the row is inlined into the fused kernel.
 
 One row function (:func:`expert_row`) serves ``act``, the fused engine and the training data
 (:func:`action_features`), so the three compute the same features in the same order.
@@ -28,17 +31,16 @@ import numpy as np
 from scopa_sim.cards import PRIMIERA_STANDARD
 from scopa_sim.contract import FusedPolicy, LegalActions, Observation, Player
 from scopa_sim.engine.decisions import listing_policy
-from scopa_sim.engine.kernels import MATCH, SUM, KernelRules, card_rank, lowest_card
+from scopa_sim.engine.kernels import KernelRules, card_rank, lowest_card, rank_sum
 from scopa_sim.jit import njit
 from scopa_sim.players.defensive import table_after
-from scopa_sim.players.memory import premium_risk
 from scopa_sim.players.tactics import (
     card_values,
     chance_holds,
     popcount,
     premium_cards,
     rank_masks,
-    sweepers,
+    sweepers_of_sum,
     unseen_cards,
 )
 from scopa_sim.rules import RulesError, Variant, scoring_table
@@ -65,12 +67,11 @@ BASE_FEATURES: tuple[str, ...] = (
     "laid_matched",  # chance the next player holds the laid card's rank x its value
     "sweep_chance",  # chance the next player can sweep the table left
     "sweep_risk",  # that chance x (a scopa + the table's value)
-    "premium_risk",  # what the next player can expect to take of the sevens left, short of a sweep
+    "premium_takeable",  # takeable_value of the premium cards (sevens, settebello) left
     "takeable_value",  # sum over the table left of (chance the next player can take it) x value
     "table_cards",  # cards left on the table
     "table_value",  # their card_values
     "left_after_capture",  # a capture x the table's value left
-    "follow_up",  # value of the table left that the seat's remaining hand matches by rank
 )
 #: Every feature the weights weigh: the base features, then each x the share of the deal
 #: played, then each x "the last hand" (1 when no stock is left: every unseen card is in a hand).
@@ -136,22 +137,57 @@ def _primiera(cards, best_of, ranks):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _held(hold, k):
+    """``hold[k]`` for k = 0 .. 4 (:func:`_hold_chances`), by constant indices and without a
+    branch: a tuple indexed by a variable compiles to a copy on the stack, and a chain of ifs
+    mispredicts; either makes the expert a fifth slower."""
+    return (k == 1) * hold[1] + (k == 2) * hold[2] + (k == 3) * hold[3] + (k >= 4) * hold[4]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _takeable(cards, unseen, hold, ranks, rank_mask, value):
+    """The sum over ``cards`` of the chance that the next player holds a card of equal rank
+    (``hold`` by the count of unseen cards of that rank) x the card's value."""
+    total = 0.0
+    rest = cards
+    while rest:
+        t = lowest_card(rest)
+        rest &= rest - np.uint64(1)
+        total += _held(hold, popcount(unseen & rank_mask[card_rank(t, ranks)])) * value[t]
+    return total
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _hold_chances(n_unseen, next_cards):
     """The chance that the next player holds one of k given unseen cards, for k = 0 .. 4 (a
-    tuple; a rank has four cards)."""
-    return (
-        0.0, chance_holds(1, n_unseen, next_cards), chance_holds(2, n_unseen, next_cards),
-        chance_holds(3, n_unseen, next_cards), chance_holds(4, n_unseen, next_cards),
-    )  # fmt: skip
+    tuple; a rank has four cards): ``tactics.chance_holds``, 1 - C(U - k, h) / C(U, h), with
+    the products of its four ratios over one shared denominator (one division, not twelve)."""
+    if next_cards <= 0:
+        return (0.0, 0.0, 0.0, 0.0, 0.0)
+    if n_unseen < next_cards:
+        return (0.0, 1.0, 1.0, 1.0, 1.0)
+    whole = none1 = none2 = none3 = none4 = 1.0
+    for i in range(next_cards):
+        u = n_unseen - i
+        whole *= u
+        none1 *= max(u - 1, 0)
+        none2 *= max(u - 2, 0)
+        none3 *= max(u - 3, 0)
+        none4 *= max(u - 4, 0)
+    inv = 1.0 / whole
+    return (0.0, 1.0 - none1 * inv, 1.0 - none2 * inv, 1.0 - none3 * inv, 1.0 - none4 * inv)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def action_features(
-    card, taken, hand, table, unseen, n_unseen, next_cards, next_scopa, scopa_counts, own,
-    opp, best, hold, table_worth, ranks, rank_mask, rule, ace_mask, ace_no_scopa, value, prim,
-    prim_of, masks, limits,
+    card, taken, table, unseen, n_unseen, next_cards, next_scopa, scopa_counts, own, opp,
+    best, hold, table_worth, table_takeable, table_premium, table_sum, ranks, rank_mask, rule,
+    ace_mask, ace_no_scopa, value, prim, prim_of, masks, limits,
 ):  # fmt: skip
-    """The :data:`BASE_FEATURES` of playing ``card`` to take ``taken`` (0: a lay), a tuple."""
+    """The :data:`BASE_FEATURES` of playing ``card`` to take ``taken`` (0: a lay), a tuple.
+    ``best`` to ``table_sum`` are the decision's: the side's primiera, :func:`_hold_chances`,
+    and the table's card_values, takeable value, premium cards' takeable value and rank sum
+    (each action changes them by the cards it moves, not by a walk over the table)."""
     one = np.uint64(1)
     bit = one << np.uint64(card)
     after = table_after(card, taken, table)
@@ -178,38 +214,59 @@ def action_features(
         laid_premium = 1.0 if bit & masks[3] else 0.0
         laid_suit = _open(own, opp, suit_mask, limits[1]) if bit & suit_mask else 0.0
         laid_prim = prim_of[card]
-        laid_matched = hold[popcount(unseen & rank_mask[card_rank(card, ranks)])] * value[card]
+        laid_matched = (
+            _held(hold, popcount(unseen & rank_mask[card_rank(card, ranks)])) * value[card]
+        )
     sweep_chance = 0.0
     if after != 0 and next_cards:
-        k = popcount(sweepers(after, unseen, ranks, rank_mask, rule, ace_mask))
-        sweep_chance = chance_holds(k, n_unseen, next_cards)
+        total = table_sum - rank_sum(taken, ranks) if taken else table_sum + card_rank(card, ranks)
+        k = popcount(sweepers_of_sum(after, total, unseen, ranks, rank_mask, rule, ace_mask))
+        sweep_chance = _held(hold, k) if k <= 4 else chance_holds(k, n_unseen, next_cards)
     sweep_risk = sweep_chance * (next_scopa + table_value)
-    premium = 0.0
-    if next_cards:
-        premium = premium_risk(
-            0.0, sweep_chance, after, unseen, n_unseen, next_cards, ranks, rank_mask, rule,
-            value, masks[3],
-        )  # fmt: skip
-    # What the next player can take card by card with an equal rank, and what the seat's own
-    # remaining hand can.
-    takeable = 0.0
-    rest = after
-    while rest:
-        t = lowest_card(rest)
-        rest &= rest - one
-        takeable += hold[popcount(unseen & rank_mask[card_rank(t, ranks)])] * value[t]
-    ours = np.uint64(0)
-    rest = hand & ~bit
-    while rest:
-        ours |= rank_mask[card_rank(lowest_card(rest), ranks)]
-        rest &= rest - one
-    follow = _sum_values(after & ours, value)
+    # What the next player can take card by card with an equal rank, of every card and of the
+    # premium cards: the table's, less the cards taken, or plus the card laid.
+    moved = taken if taken else bit
+    sign = -1.0 if taken else 1.0
+    takeable = table_takeable + sign * _takeable(moved, unseen, hold, ranks, rank_mask, value)
+    premium = table_premium + sign * _takeable(
+        moved & masks[3], unseen, hold, ranks, rank_mask, value
+    )
     return (
         captures, taken_value, n_taken, cards_open, suit_open, rank_open, taken_bonus, prim_gain,
         scopa, laid_value, laid_premium, laid_suit, laid_prim, laid_matched, sweep_chance,
         sweep_risk, premium, takeable, float(popcount(after)), table_value,
-        captures * table_value, follow,
+        captures * table_value,
     )  # fmt: skip
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _dot(w, f):
+    """``sum(w[i] * f[i])`` over the :data:`BASE_FEATURES` tuple ``f``, written out: a tuple
+    indexed by a loop variable compiles to a copy on the stack, several times slower here
+    (``tests/test_expert.py`` checks that every feature is in the sum)."""
+    return (
+        w[0] * f[0]
+        + w[1] * f[1]
+        + w[2] * f[2]
+        + w[3] * f[3]
+        + w[4] * f[4]
+        + w[5] * f[5]
+        + w[6] * f[6]
+        + w[7] * f[7]
+        + w[8] * f[8]
+        + w[9] * f[9]
+        + w[10] * f[10]
+        + w[11] * f[11]
+        + w[12] * f[12]
+        + w[13] * f[13]
+        + w[14] * f[14]
+        + w[15] * f[15]
+        + w[16] * f[16]
+        + w[17] * f[17]
+        + w[18] * f[18]
+        + w[19] * f[19]
+        + w[20] * f[20]
+    )
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -219,7 +276,14 @@ def decision_context(hand, table, own, captured_any, played, full, last_round):
     whether this play is in the deal's last hand (``last_round[play]``, 1.0 or 0.0)."""
     unseen = unseen_cards(full, hand, table, captured_any, played)
     done = popcount(played)
-    return unseen, popcount(unseen), captured_any & ~own, done, done / len(last_round), last_round[done]
+    return (
+        unseen,
+        popcount(unseen),
+        captured_any & ~own,
+        done,
+        done / len(last_round),
+        last_round[done],
+    )
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -230,6 +294,8 @@ def expert_row(
 ):  # fmt: skip
     """Row ``b``'s choice among its ``count`` legal actions: the highest weighted sum of the
     features (a score must beat the best so far by 1e-12: ties go to the lowest slot)."""
+    if count == 1:
+        return 0
     unseen, n_unseen, opp, done, _, _ = decision_context(
         hand, table, own, captured_any, played, full, last_round
     )
@@ -237,16 +303,18 @@ def expert_row(
     best_prim = _primiera(own, prim, ranks)
     hold = _hold_chances(n_unseen, next_cards)
     table_worth = _sum_values(table, value)
+    table_takeable = _takeable(table, unseen, hold, ranks, rank_mask, value)
+    table_premium = _takeable(table & masks[3], unseen, hold, ranks, rank_mask, value)
+    table_sum = rank_sum(table, ranks)
     best, best_score = 0, -1e300
     for k in range(count):
         f = action_features(
-            card[b, k], capture[b, k], hand, table, unseen, n_unseen, next_cards, next_scopa,
-            scopa_counts, own, opp, best_prim, hold, table_worth, ranks, rank_mask, rule,
-            ace_mask, ace_no_scopa, value, prim, prim_of, masks, limits,
+            card[b, k], capture[b, k], table, unseen, n_unseen, next_cards, next_scopa,
+            scopa_counts, own, opp, best_prim, hold, table_worth, table_takeable, table_premium,
+            table_sum, ranks, rank_mask, rule, ace_mask, ace_no_scopa, value, prim, prim_of,
+            masks, limits,
         )  # fmt: skip
-        score = 0.0
-        for i in range(len(f)):
-            score += w[i] * f[i]
+        score = _dot(w, f)
         if score > best_score + 1e-12:
             best, best_score = k, score
     return best
@@ -281,7 +349,8 @@ def _features(
     unseen, n_unseen, opp, stage, last_hand = np.uint64(0), 0, np.uint64(0), 0.0, 0.0
     best_prim = 0.0
     hold = (0.0,) * 5
-    table_worth = 0.0
+    table_worth = table_takeable = table_premium = 0.0
+    table_sum = 0
     for i in range(len(card)):
         d = decision[i]
         if d != d_prev:
@@ -291,12 +360,15 @@ def _features(
             best_prim = _primiera(own[d], prim, ranks)
             hold = _hold_chances(n_unseen, next_cards[d])
             table_worth = _sum_values(table[d], value)
+            table_takeable = _takeable(table[d], unseen, hold, ranks, rank_mask, value)
+            table_premium = _takeable(table[d] & masks[3], unseen, hold, ranks, rank_mask, value)
+            table_sum = rank_sum(table[d], ranks)
             d_prev = d
         f = action_features(
-            card[i], capture[i], hand[d], table[d], unseen, n_unseen, next_cards[d],
-            next_scopa[d], scopa_counts[d], own[d], opp, best_prim, hold, table_worth, ranks,
-            rank_mask, rule,
-            ace_mask, ace_no_scopa, value, prim, prim_of, masks, limits,
+            card[i], capture[i], table[d], unseen, n_unseen, next_cards[d], next_scopa[d],
+            scopa_counts[d], own[d], opp, best_prim, hold, table_worth, table_takeable,
+            table_premium, table_sum, ranks, rank_mask, rule, ace_mask, ace_no_scopa, value,
+            prim, prim_of, masks, limits,
         )  # fmt: skip
         for j in range(N_BASE):
             out[i, j] = f[j]
@@ -305,33 +377,20 @@ def _features(
     return out
 
 
-@njit(cache=True, nogil=True, _nrt=False)
-def _expert_apart(
-    count, card, capture, hand, table, own, captured_any, played, next_cards, next_scopa,
-    scopa_ok, n_pack_cards, ranks, rank_mask, rule, ace_mask, ace_no_scopa, weights, value, prim,
-    prim_of, masks, limits, last_round,
-):  # fmt: skip
-    """:func:`expert_row` on the listed actions, compiled apart from the kernel."""
-    full = (np.uint64(1) << np.uint64(n_pack_cards)) - np.uint64(1)
-    return expert_row(
-        card, capture, count, 0, hand, table, own, captured_any, played, full, next_cards,
-        next_scopa, scopa_ok, ranks, rank_mask, rule, ace_mask, ace_no_scopa, weights, value,
-        prim, prim_of, masks, limits, last_round,
-    )  # fmt: skip
-
-
 @njit(cache=True, nogil=True, inline="always")
 def _expert_choice(count, params, seen, rules, scratch):
-    """The fused row policy's choice: :func:`_expert_apart` with the side's
-    :class:`ExpertParams`, passing only the fields it reads (``defensive._defensive_choice``
-    says why)."""
+    """The fused row policy's choice: :func:`expert_row` with the side's :class:`ExpertParams`,
+    inlined into the kernel. Compiled apart (as ``defensive._defensive_choice`` is), the call
+    would pass a dozen arrays field by field on every decision: a seventh of the expert's time,
+    against some 10 s more to compile the kernel cold."""
     side = seen.side
-    return _expert_apart(
-        count, scratch.card, scratch.capture, seen.hand, seen.table, seen.captured_own,
-        seen.captured_any, seen.played, seen.next_cards, seen.next_scopa, seen.scopa_ok,
-        rules.n_pack_cards, rules.ranks, rules.rank_mask, rules.rule, rules.ace_mask,
-        rules.ace_no_scopa, params.weights[side], params.value[side], params.prim[side],
-        params.prim_of[side], params.masks[side], params.limits[side], params.last_round[side],
+    full = (np.uint64(1) << np.uint64(rules.n_pack_cards)) - np.uint64(1)
+    return expert_row(
+        scratch.card, scratch.capture, count, 0, seen.hand, seen.table, seen.captured_own,
+        seen.captured_any, seen.played, full, seen.next_cards, seen.next_scopa, seen.scopa_ok,
+        rules.ranks, rules.rank_mask, rules.rule, rules.ace_mask, rules.ace_no_scopa,
+        params.weights[side], params.value[side], params.prim[side], params.prim_of[side],
+        params.masks[side], params.limits[side], params.last_round[side],
     )  # fmt: skip
 
 
@@ -344,9 +403,9 @@ expert_decide = listing_policy(_expert_choice)
 @cache
 def rule_numbers(variant: Variant) -> tuple[np.ndarray, ...]:
     """``(value, prim, prim_of, masks, limits, last_round)`` of :class:`ExpertParams`, from the
-    variant's scoring table and schedule: the first most-suit item's suit (else coins), the first most-rank item's rank
-    (else the sevens when primiera scores), the cards of ``card`` items, and how many cards of
-    each category win it outright."""
+    variant's scoring table and schedule: the first most-suit item's suit (else coins), the
+    first most-rank item's rank (else the sevens when primiera scores), the cards of ``card``
+    items, and how many cards of each category win it outright."""
     pack = variant.pack
     items = scoring_table(variant)
     kinds = {item.kind for item in items}

@@ -47,7 +47,13 @@ def sweepers(table, unseen, ranks, rank_mask, rule, ace_mask):
     lies on the table."""
     if table == 0:
         return np.uint64(0)
-    total = rank_sum(table, ranks)
+    return sweepers_of_sum(table, rank_sum(table, ranks), unseen, ranks, rank_mask, rule, ace_mask)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def sweepers_of_sum(table, total, unseen, ranks, rank_mask, rule, ace_mask):
+    """:func:`sweepers` of a non-empty ``table`` whose ranks sum to ``total`` (a caller that
+    keeps the sum as cards come and go saves the count)."""
     out = np.uint64(0)
     need = (rule >> TOTAL_SHIFT) - total
     if rule >> TOTAL_SHIFT and 1 <= need <= ranks:
