@@ -52,7 +52,7 @@ def resolve(
             f"one per side (got {len(resolved)})"
         )
     for p in resolved:
-        if p.fused_policy is not None:
+        if getattr(p, "fused_policy", None) is not None:
             p.policy_params(rules)
     return rules, resolved
 

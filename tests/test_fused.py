@@ -299,7 +299,7 @@ def test_fused_policies_are_distinct_and_each_gets_its_sides_numbers_by_name():
     of the sides that play it (zeros for the others' sides), so a side reads its own row by
     name; and the kernel's rank masks are those act uses."""
     policies = [p.fused_policy for p in PLAYERS.values() if p.fused_policy is not None]
-    assert len({p.name for p in policies}) == len(policies) == 5
+    assert len({p.name for p in policies}) == len(policies) == 6
     rules = variant("scopone")
     players = [player("memory"), MemoryPlayer(scopa=2.5), player("chitarrella"), player("greedy")]
     distinct, slots, params = fused.lineup_policies(rules, players)
