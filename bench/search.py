@@ -42,6 +42,11 @@ SEARCH_CASES = (
     # The strongest fair setting of the search tournaments (docs/players.md).
     SearchCase("search pimc mix256 classic", "pimc:samples=256:rollout=mix", "classic", 50, False),
     SearchCase("search pimc mix256 scopone", "pimc:samples=256:rollout=mix", "scopone", 25, False),
+    # pimc rolling out with the distilled expert, at the default and at a quarter of the samples.
+    SearchCase("search pimc expert classic", "pimc:rollout=expert", "classic", 100, False),
+    SearchCase(
+        "search pimc 16 expert classic", "pimc:samples=16:rollout=expert", "classic", 200, False
+    ),
     *(
         SearchCase(f"search pimc samples={n} classic", f"pimc:samples={n}", "classic", d, False)
         for n, d in ((16, 400), (64, 200), (256, 50), (1024, 12))

@@ -32,7 +32,6 @@ FUSED_KERNELS = {
         ("memory", "random"),
         ("defensive", "random"),
         ("chitarrella", "random"),
-        ("expert", "random"),
         (CAUTIOUS, "random"),
         (CAUTIOUS,),
         ("greedy", "memory"),
@@ -48,6 +47,7 @@ FUSED_KERNELS = {
         ("defensive",),
         ("chitarrella",),
         ("expert",),
+        ("expert", "random"),
         ("chitarrella", "greedy"),
         ("chitarrella", "defensive", "memory"),
     ),
@@ -97,6 +97,10 @@ def search() -> None:
     from scopa_sim.position.winning import win_table
 
     win_table(variant("classic"), deals=200)  # the game-win solver of scopa-sim analyse
+    from scopa_sim import training
+
+    # The expert's training features (tests/test_expert.py), on positions a cheap search labels.
+    training.label_chunk("classic", range(1), 0, "pimc:samples=2").x(variant("classic"))
 
 
 def every_policy_kernel(checked: bool = False):
