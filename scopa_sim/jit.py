@@ -1,7 +1,7 @@
 """numba, set up once for the package's compiled kernels: import ``njit`` from here, and the
 bit instructions the kernels share (``ctpop``, ``cttz``, ``ctlz``).
 
-Seven things are set up.
+Eight things are set up.
 
 *The cache is stamped with the whole package.* numba keys a cached function by its own source
 file, but the kernels inline functions of other modules, so after an edit of ``kernels.py`` the
@@ -21,6 +21,14 @@ search and every row policy (``inline="always"``). numba deep-copies a callee's 
 block, each with a fresh memo, which copies the whole scope once per block (numba issues 8989
 and 9204) and dominated a cold compile. Here the blocks of one copy share one memo, as one
 ``deepcopy`` of all the blocks would; the inlined code is the same.
+
+*Inlining translates a callee once per process.* Before each inlining numba translates the
+callee's bytecode to IR again, running the untyped passes, its own inlining of its callees
+included, so a policy inlined in twenty kernels, and the capture search inlined in each policy,
+were translated over and over (about half of a kernel's cold compile). The IR is a function of
+the callee alone (and of the compiler flags, part of the key), and numba copies it before it
+splices it in, so it is kept and reused; a caller that types its locals is translated as
+before.
 
 *A kernel can index without wrapping negative indices.* numba adds the axis length to a
 negative index on every access by a signed integer, which costs instructions and registers.
@@ -136,6 +144,33 @@ def _copy_inlined_callees_once() -> None:
 
 
 _copy_inlined_callees_once()
+
+
+def _translate_inlined_callees_once() -> None:
+    from numba.core import inline_closurecall
+
+    worker = getattr(inline_closurecall, "InlineWorker", None)
+    inline_function = getattr(worker, "inline_function", None)
+    if worker is None or getattr(inline_function, "_translates_once", False):
+        return  # a numba whose inliner is laid out otherwise, or patched already
+    translated: dict = {}
+
+    @functools.wraps(inline_function)
+    def inline_translated_once(self, caller_ir, block, i, function, arg_typs=None):
+        if self.locals:  # the caller types some of its locals: translate as numba does
+            return inline_function(self, caller_ir, block, i, function, arg_typs)
+        key = (function, repr(self.flags))
+        callee_ir = translated.get(key)
+        if callee_ir is None:
+            callee_ir = translated[key] = self.run_untyped_passes(function)
+        freevars = function.__code__.co_freevars
+        return self.inline_ir(caller_ir, block, i, callee_ir, freevars, arg_typs=arg_typs)
+
+    inline_translated_once._translates_once = True  # type: ignore[attr-defined]
+    worker.inline_function = inline_translated_once
+
+
+_translate_inlined_callees_once()
 
 #: Mangled-name prefixes of the kernels marked by :func:`no_wraparound`.
 _NO_WRAPAROUND: tuple[str, ...] = ()

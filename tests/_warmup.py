@@ -38,6 +38,8 @@ FUSED_KERNELS = {
         ("chitarrella", "memory"),
         ("chitarrella", "defensive", "greedy", "memory"),
         (CAUTIOUS, "greedy"),
+        ("chitarrella", "greedy"),
+        ("chitarrella", "defensive", "memory"),
     ),
     "lockstep": (
         ("greedy",),
@@ -48,8 +50,6 @@ FUSED_KERNELS = {
         ("chitarrella",),
         ("expert",),
         ("expert", "random"),
-        ("chitarrella", "greedy"),
-        ("chitarrella", "defensive", "memory"),
     ),
 }
 

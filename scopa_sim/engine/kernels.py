@@ -197,6 +197,20 @@ def _sum_captures(
     return n
 
 
+@njit(cache=True, nogil=True, _nrt=False)
+def _many_sum_captures(
+    c, cands, target, ranks, fewest, out_card, out_capture, out_group, b, cap, n, group,
+    st_rem, st_left, st_set,
+):  # fmt: skip
+    """:func:`_sum_captures` compiled once apart from the kernels, for the search over four or
+    more candidate cards (rare: most decision points have fewer), so that a kernel inlines the
+    search only once, where a total (escoba's 15) makes it the common path."""
+    return _sum_captures(
+        c, cands, target, ranks, fewest, out_card, out_capture, out_group, b, cap, n, group,
+        st_rem, st_left, st_set,
+    )  # fmt: skip
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _put(c, taken, group, out_card, out_capture, out_group, b, cap, n):
     """Append the capture of ``taken`` by card ``c`` at slot ``n`` (if it fits); the new count."""
@@ -358,7 +372,7 @@ def card_captures(
         if rk + rm == v:
             n = _put(c, bk | bm, group, out_card, out_capture, out_group, b, cap, n)
         return n
-    return _sum_captures(
+    return _many_sum_captures(
         c, cands, v, ranks, fewest, out_card, out_capture, out_group, b, cap, n, group, st_rem,
         st_left, st_set,
     )  # fmt: skip
