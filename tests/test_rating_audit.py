@@ -20,8 +20,9 @@ import json
 import numpy as np
 import pytest
 from scipy.stats import norm
+from threadpoolctl import threadpool_limits
 
-from scopa_sim import cli, stats
+from scopa_sim import cli, stats, tournament
 from scopa_sim.tournament import ratings
 
 SKILL = np.array([-0.6, 0.0, 0.25, 0.5])
@@ -29,7 +30,10 @@ SHOCK = np.array([2.0, 0.7, 0.7, 0.7])  # player 0 is erratic: its packs correla
 NOISE, TIE = 0.3, 0.3  # per pairing noise of a pack; |margin| <= TIE is a tie
 NAMES = [f"p{k}" for k in range(len(SKILL))]
 PAIRS = [(i, j) for i in range(len(SKILL)) for j in range(i + 1, len(SKILL))]
-PACKS, LADDERS, REPLICATES = 300, 200, 1000
+# 500 replicates, not the tournament's 1000: the percentile noise of an interval's ends then
+# costs about 0.002 of coverage (sd of an end ~ 0.12 of the estimate's sd), against a band of
+# 0.046 (three binomial SEs over 200 ladders); 200 ladders keep the two methods apart.
+PACKS, LADDERS, REPLICATES = 300, 200, 500
 
 # The coverage fixture is the cost of this file: one worker computes it once for every test.
 pytestmark = pytest.mark.xdist_group("rating-audit")
@@ -80,14 +84,15 @@ def _coverage() -> tuple[np.ndarray, np.ndarray]:
     truth = true_ratings()
     joint = np.zeros(len(SKILL))
     alone = np.zeros(len(SKILL))
-    for k in range(LADDERS):
-        outcomes = ladder(np.random.default_rng([26, k]))
-        fit = ratings.rate(NAMES, set(), outcomes, seed=k, replicates=REPLICATES)
-        by_name = {r.player: r for r in fit.ratings}
-        for p, name in enumerate(NAMES):
-            joint[p] += by_name[name].ci_low <= truth[p] <= by_name[name].ci_high
-        low, high = per_pairing_intervals(outcomes, seed=k).T
-        alone += (low <= truth) & (truth <= high)
+    with threadpool_limits(1):  # small matrix products: BLAS threads only contend for the cores
+        for k in range(LADDERS):
+            outcomes = ladder(np.random.default_rng([26, k]))
+            fit = ratings.rate(NAMES, set(), outcomes, seed=k, replicates=REPLICATES)
+            by_name = {r.player: r for r in fit.ratings}
+            for p, name in enumerate(NAMES):
+                joint[p] += by_name[name].ci_low <= truth[p] <= by_name[name].ci_high
+            low, high = per_pairing_intervals(outcomes, seed=k).T
+            alone += (low <= truth) & (truth <= high)
     return joint / LADDERS, alone / LADDERS
 
 
@@ -165,7 +170,11 @@ def test_a_ratings_n_is_its_packs_not_the_sum_over_pairings():
     assert fit.ratings[0].to_json()["packs"] == PACKS
 
 
-def test_the_tournament_reports_the_fit_the_scale_and_the_packs(tmp_path, capsys):
+def test_the_tournament_reports_the_fit_the_scale_and_the_packs(tmp_path, capsys, monkeypatch):
+    # The page without the replays of its largest swings: they cost most of this test, and
+    # tests/test_tournament.py checks them on the same players' tournament page.
+    without_swings = functools.partial(tournament.write_html, swings=0)
+    monkeypatch.setattr(tournament, "write_html", without_swings)
     args = ["tournament", "--variant", "classic", "--players", "random,greedy,memory", "--deals",
             "600", "--seed", "3", "--out", str(tmp_path / "t"), "--json", "--no-progress",
             "--html", str(tmp_path / "t.html")]  # fmt: skip
