@@ -274,6 +274,7 @@ def glance(levels: dict, diff: dict) -> framework.Answer:
         rows=tuple(rows),
         axis=f"points a captured card adds to a deal ({FAMILY} simultaneous intervals)",
         reference=0.0,
+        whiskers=f"{100 * LEVEL:.4g} % intervals, simultaneous over the {FAMILY} of this page",
     )
 
 

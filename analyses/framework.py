@@ -399,7 +399,8 @@ class Answer:
     and the findings its small chart plots, as (label, finding name) rows. The chart's numbers
     are read from the page's own findings by name, so the chart, the sentence's source and the
     JSON twin cannot disagree; ``scale`` turns them into the axis's unit (100: a share in
-    percent). ``kind`` is ``interval`` or ``bar``; ``reference`` the value of no effect."""
+    percent). ``kind`` is ``interval`` or ``bar``; ``reference`` the value of no effect;
+    ``whiskers`` what the intervals are (the chart's caption)."""
 
     sentence: str
     rows: tuple[tuple[str, str], ...]
@@ -407,6 +408,7 @@ class Answer:
     kind: str = "interval"
     reference: float | None = None
     scale: float = 1.0
+    whiskers: str = reporting.WHISKERS
 
 
 def headline(answer: Answer, findings: Sequence[reporting.Finding]) -> reporting.Headline:
@@ -427,6 +429,7 @@ def headline(answer: Answer, findings: Sequence[reporting.Finding]) -> reporting
         axis=answer.axis,
         kind=answer.kind,
         reference=answer.reference,
+        whiskers=answer.whiskers,
     )
 
 

@@ -291,6 +291,8 @@ def glance(results: dict, levels: list[LevelDifference], family) -> framework.An
         rows=tuple(rows),
         axis=f"{what}{unit}, minus plain {base} ({100 * family.level:.4g} % intervals)",
         reference=0.0,
+        whiskers=f"{100 * family.level:.4g} % simultaneous intervals (Bonferroni, over the family "
+        "of this page)",
     )
 
 

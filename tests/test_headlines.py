@@ -120,6 +120,7 @@ def test_a_row_naming_no_finding_of_the_page_is_refused():
         ({"kind": "pie"}, "kind 'pie'"),
         ({"axis": ""}, "the axis has no label"),
         ({"labels": ("",)}, "a row has no label"),
+        ({"whiskers": " "}, "the whiskers have no caption"),
     ],
 )
 def test_a_headline_the_index_could_not_draw_is_refused(change, problem):
@@ -234,6 +235,7 @@ def test_the_json_twin_carries_the_headline_with_the_chart_rows(site):
     assert reporting.json_problems(document) == []
     h = document["headline"]
     assert h["sentence"] == ANSWER.sentence and h["kind"] == "interval"
+    assert h["whiskers"] == "95 % confidence intervals"
     assert [(r["label"], r["estimate"]) for r in h["rows"]] == [("classic", 0.12),
                                                                  ("scopone", -0.03)]  # fmt: skip
     by_name = {f["name"]: f for f in document["findings"]}
@@ -264,6 +266,10 @@ def test_the_variant_comparison_headline_is_its_clearest_difference(site):
     assert [r["estimate"] for r in h["rows"]] == [by_name[n]["estimate"] for n in plotted]
     assert metric.replace("_", " ") in h["sentence"]
     assert "=true" not in h["sentence"]  # options in words for a player
+    # the chart plots the family's simultaneous intervals, and its caption says so, page and tile
+    assert "simultaneous" in h["whiskers"] and "95 %" not in h["whiskers"]
+    for page in ("variant-comparison.html", "index.html"):
+        assert f"Whiskers: {h['whiskers']}." in site[page].read_text(encoding="utf-8")
 
 
 # the layout in headless Chromium ---------------------------------------------------------------

@@ -23,6 +23,7 @@ from scopa_sim.reporting.charts import headline_svg, svg
 from scopa_sim.reporting.page import (
     HEADLINE_KINDS,
     HEADLINE_ROWS,
+    WHISKERS,
     Figure,
     Finding,
     Headline,
@@ -64,6 +65,7 @@ __all__ = [
     "PACKAGE_PATHS",
     "PAGE_JSON_SHAPE",
     "RUN_KEYS",
+    "WHISKERS",
     "Build",
     "Figure",
     "Finding",

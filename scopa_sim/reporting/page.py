@@ -80,14 +80,19 @@ HEADLINE_KINDS = ("interval", "bar")
 HEADLINE_ROWS = 16  # the family page: one bar per preset
 
 
+#: What a headline chart's whiskers are, unless its page says otherwise.
+WHISKERS = "95 % confidence intervals"
+
+
 @dataclass(frozen=True)
 class Headline:
     """A page's answer at a glance: one sentence a player understands, and the few numbers of its
-    small chart, each an estimate with its 95 % interval (none, NaN bounds, for a sample with no
+    small chart, each an estimate with its interval (none, NaN bounds, for a sample with no
     variation), drawn as points with intervals (``interval``) or as bars from zero (``bar``),
     with a dashed line at ``reference`` (the value of no effect). ``axis`` says what the numbers
-    are, in their unit. Checked when made, so a page cannot carry a headline the index could not
-    draw."""
+    are, in their unit; ``whiskers`` what the intervals are, as the chart's caption says it (a
+    page whose chart shows simultaneous intervals says so). Checked when made, so a page cannot
+    carry a headline the index could not draw."""
 
     sentence: str
     labels: tuple[str, ...]
@@ -95,6 +100,7 @@ class Headline:
     axis: str
     kind: str = "interval"
     reference: float | None = None
+    whiskers: str = WHISKERS
 
     def __post_init__(self):
         object.__setattr__(self, "labels", tuple(self.labels))
@@ -109,6 +115,7 @@ class Headline:
             "axis": self.axis,
             "kind": self.kind,
             "reference": None if self.reference is None else _number(self.reference),
+            "whiskers": self.whiskers,
             "rows": [
                 {"label": label, "estimate": _number(e.value), "ci_low": _number(e.low),
                  "ci_high": _number(e.high)}
@@ -142,6 +149,8 @@ def headline_problems(h: Headline) -> list[str]:
         problems.append(f"kind {h.kind!r} is not one of {', '.join(HEADLINE_KINDS)}")
     if not h.axis.strip():
         problems.append("the axis has no label")
+    if not h.whiskers.strip():
+        problems.append("the whiskers have no caption")
     return problems
 
 

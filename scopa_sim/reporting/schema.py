@@ -63,6 +63,7 @@ PAGE_JSON_SHAPE: dict = {
         "axis": str,
         "kind": str,
         "reference": _OPTIONAL_NUMBER,
+        "whiskers": str,  # what the intervals are, as the chart's caption says
         "rows": [
             {
                 "label": str,
