@@ -239,11 +239,13 @@ def _spread(x: np.ndarray) -> np.ndarray:
 
 def _choice(
     data: Labelled, start: np.ndarray, anchor: np.ndarray, penalty: float, scale: np.ndarray,
+    step: Callable[[], None] | None = None,
 ) -> np.ndarray:  # fmt: skip
     """Weights that lose least in search's eyes: they minimise, over the decisions, the mean
     regret (search's best value minus its value of the action) of a player that picks each
     action with probability softmax(score / :data:`TEMPERATURE`), plus ``penalty`` x the squared
-    distance from ``anchor`` on columns scaled by ``scale``; from ``start`` (L-BFGS, scipy).
+    distance from ``anchor`` on columns scaled by ``scale``; from ``start`` (L-BFGS, scipy;
+    ``step()`` after each of its iterations).
 
     Least squares (the start) weighs every difference of values alike, between two poor actions
     as much as between the two best; this objective weighs what a choice costs."""
@@ -265,14 +267,20 @@ def _choice(
         return float(expected.sum() + penalty * away @ away), grad + 2 * penalty * away
 
     found = minimize(loss, start * scale, jac=True, method="L-BFGS-B",
-                     options={"maxiter": MAX_ITERATIONS})  # fmt: skip
+                     options={"maxiter": MAX_ITERATIONS},
+                     callback=None if step is None else lambda *_: step())  # fmt: skip
     return found.x / scale
 
 
-def fit(data: dict[str, Labelled]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def fit(
+    data: dict[str, Labelled], progress: Callable[[str, bool], None] | None = None,
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:  # fmt: skip
     """The pooled weights, and each variant's: least squares on every variant's positions
     pooled, refined by the choice objective (:func:`_choice`); then per variant the choice
-    objective again, from the pooled weights and drawn towards them by :data:`PRESET_PENALTY`."""
+    objective again, from the pooled weights and drawn towards them by :data:`PRESET_PENALTY`.
+    ``progress(fit, done)``: after each iteration of a fit (``fit`` is "pooled" or the
+    variant's name), and with ``done`` when the fit ends."""
+    report = progress or (lambda fit, done: None)
     parts = {name: d.centred() for name, d in data.items()}
     x = np.concatenate([cx for cx, _ in parts.values()])
     y = np.concatenate([cy for _, cy in parts.values()])
@@ -280,8 +288,13 @@ def fit(data: dict[str, Labelled]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     least_squares = _ridge(x, y, POOLED_ALPHA)
     pooled_data = Labelled.join(list(data.values()))
     pooled = _choice(pooled_data, least_squares, np.zeros_like(least_squares), POOLED_PENALTY,
-                     scale)  # fmt: skip
-    own = {name: _choice(d, pooled, pooled, PRESET_PENALTY, scale) for name, d in data.items()}
+                     scale, lambda: report("pooled", False))  # fmt: skip
+    report("pooled", True)
+    own = {}
+    for name, d in data.items():
+        own[name] = _choice(d, pooled, pooled, PRESET_PENALTY, scale,
+                            lambda name=name: report(name, False))  # fmt: skip
+        report(name, True)
     return pooled, own
 
 
@@ -294,13 +307,14 @@ def weights_path() -> Path:
 
 def train(
     positions: dict[str, tuple[Positions, Positions]], provenance: dict,
+    progress: Callable[[str, bool], None] | None = None,
 ) -> dict:  # fmt: skip
     """The weights' file content: fitted on the first positions of each preset, measured on the
     second (held-out deals); ``provenance`` (the command, seed, labeller, deals, time) is kept
-    under ``trained``."""
+    under ``trained``; ``progress`` as :func:`fit`'s."""
     fitting = {n: Labelled.of(p, presets.PRESETS[n]) for n, (p, _) in positions.items()}
     held = {n: Labelled.of(h, presets.PRESETS[n]) for n, (_, h) in positions.items()}
-    pooled, own = fit(fitting)
+    pooled, own = fit(fitting, progress)
     report = {
         name: {
             "decisions": p.decisions + h.decisions,

@@ -79,7 +79,12 @@ def test_the_fit_picks_what_planted_values_rank_best(positions):
     x = positions.x(CLASSIC)
     planted = np.random.default_rng(7).normal(size=expert.N_FEATURES)
     data = training.Labelled(x, x @ planted, positions.decision)
-    pooled, own = training.fit({"classic": data})
+    calls = []
+    pooled, own = training.fit({"classic": data}, lambda fit, done: calls.append((fit, done)))
+    # progress: each fit's iterations, then its end, pooled first (classic's own fit starts
+    # from the pooled weights of the same data, where it may have nothing left to do)
+    assert [c for c in calls if c[1]] == [("pooled", True), ("classic", True)]
+    assert calls[0] == ("pooled", False)
     assert data.agreement(pooled) >= 0.97
     assert data.agreement(own["classic"]) >= 0.97
     assert data.regret(own["classic"]) <= 0.02 * data.regret(np.zeros(expert.N_FEATURES))
@@ -120,8 +125,9 @@ def test_train_expert_writes_weights_with_their_provenance_and_repeats(tmp_path,
         "train-expert", "--deals", "classic=10", "--labeller", LABELLER, "--seed", "5",
         "--positions", tmp_path / "positions",
     ]  # fmt: skip
-    status, out, _ = scopa_sim(capsys, *args, "--out", tmp_path / "a.json")
+    status, out, err = scopa_sim(capsys, *args, "--out", tmp_path / "a.json")
     assert status == 0 and out.startswith("classic: ")
+    assert "labelling" in err and "fitting" in err and "2/2" in err  # the pooled fit and classic's
     blocks = sorted(p.name for p in (tmp_path / "positions").iterdir())
     assert blocks == [f"classic_seed5_pimc-samples-2_{span}.npz" for span in ("0-9", "9-10")]
     stamps = [p.stat().st_mtime_ns for p in (tmp_path / "positions").iterdir()]

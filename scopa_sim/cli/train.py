@@ -174,9 +174,20 @@ def run(args, parser) -> int:
         "labelling_seconds": round(sum(a.seconds + b.seconds for a, b in positions.values())),
         "workers": args.workers,
     }
-    print("fitting the weights ...", file=sys.stderr)
     started = time.perf_counter()
-    weights = training.train(positions, provenance)
+    with tqdm(total=1 + len(positions), unit="fit", desc="fitting", file=sys.stderr) as bar:
+        iterations = {}
+
+        def progress(fit: str, done: bool) -> None:
+            """One bar step per fit (every preset pooled, then each preset's own), with the
+            running fit's L-BFGS iteration beside it."""
+            if done:
+                bar.update()
+            else:
+                iterations[fit] = iterations.get(fit, 0) + 1
+                bar.set_postfix_str(f"{fit}, iteration {iterations[fit]}")
+
+        weights = training.train(positions, provenance, progress)
     weights["trained"]["fit_seconds"] = round(time.perf_counter() - started)
     out.write_text(json.dumps(weights, indent=1) + "\n", encoding="utf-8")
     for name, r in weights["trained"]["presets"].items():
