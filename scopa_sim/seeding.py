@@ -262,6 +262,15 @@ class DecisionRandom:
         """One integer in ``[0, high)`` per row (``high`` >= 1, per row)."""
         return np.minimum((self.random() * high).astype(np.int64), np.asarray(high) - 1)
 
+    def state(self) -> tuple[bytes, int]:
+        """What its next numbers depend on: the rows' keys and the calls made so far."""
+        return self._rows.tobytes(), self._calls
+
+    def skip_to(self, calls: int) -> None:
+        """Go on as if ``calls`` calls had been made (a computation known to have made them
+        taken from memory, not run again)."""
+        self._calls = calls
+
     def subset(self, rows: np.ndarray) -> DecisionRandom:
         """The generator restricted to ``rows`` (same numbers those rows would have drawn)."""
         sub = object.__new__(DecisionRandom)

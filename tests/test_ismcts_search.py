@@ -47,6 +47,16 @@ from scopa_sim.players.sampling import determinise
 from scopa_sim.rules import variant
 from tests.support.decisions import decision_points as recorded_decisions
 
+
+@pytest.fixture(autouse=True)
+def no_kept_searches():
+    """Each test searches afresh: a one-row search kept by an earlier test (the player keeps
+    them, ``ismcts._kept``) would bypass what a test patches."""
+    ismcts._kept.clear()
+    yield
+    ismcts._kept.clear()
+
+
 # Decision points of real deals ------------------------------------------------------------------
 
 
@@ -363,6 +373,78 @@ def test_explain_reports_the_means_and_the_position_value_for_untried_moves():
     want = np.where(tried, mean, position)[legal.valid[0]]
     values = IsmctsPlayer(iterations=2).explain(obs, legal, one_row(point, row)[2])
     np.testing.assert_allclose(values[0][legal.valid[0]], want, rtol=0, atol=1e-9)
+
+
+def test_a_one_row_search_asked_again_is_taken_from_memory(monkeypatch):
+    """A replay page plays a decision (``act``), then shows its values (``explain``): the same
+    one-row search, run once and kept, with the numbers and the generator's state a search run
+    afresh gives; a batch of rows is searched every time."""
+    point = next(p for p in decision_points("classic", 16, 1) if p[0].play == 31)
+    row = int(np.flatnonzero(point[1].count >= 3)[0])
+    obs, legal, _ = one_row(point, row)
+    player = IsmctsPlayer(iterations=8)
+    monkeypatch.setattr(ismcts, "_KEPT", 0)  # nothing kept: every call searches
+    afresh = [one_row(point, row)[2] for _ in range(2)]
+    want = player.act(obs, legal, afresh[0]), player.explain(obs, legal, afresh[1])
+    monkeypatch.setattr(ismcts, "_KEPT", 64)
+    searched = []
+    search = IsmctsPlayer._search
+    monkeypatch.setattr(
+        IsmctsPlayer, "_search", lambda self, *a: searched.append(1) or search(self, *a)
+    )
+    kept = [one_row(point, row)[2] for _ in range(2)]
+    got = player.act(obs, legal, kept[0]), player.explain(obs, legal, kept[1])
+    assert len(searched) == 1
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+    assert [r.state() for r in kept] == [r.state() for r in afresh]
+    assert IsmctsPlayer(iterations=9).act(obs, legal, one_row(point, row)[2]) is not None
+    assert len(searched) == 2  # another player: another search
+    pair = point[0].take(np.arange(2)), point[1].take(np.arange(2))
+    for _ in range(2):
+        player.act(*pair, point[2].subset(np.arange(2)))
+    assert len(searched) == 4
+
+
+def test_a_replay_explains_each_decision_at_the_point_it_was_played(monkeypatch):
+    """A replay page explains every decision on the decision point the player was shown, the
+    declared cards on show included (cirulla): each explanation's search is the one its play
+    kept, so none is run again."""
+    from scopa_sim import seeding
+    from scopa_sim.engine import batch as engine
+    from scopa_sim.engine import deal_rules
+    from scopa_sim.reporting.replay import replay_deal
+
+    rules = variant("cirulla")
+    key = seeding.stream_key(3, seeding.PACKS)
+    game, deal = np.arange(200), np.zeros(200, np.int64)
+    packs, _ = engine.deal_packs(rules, key, game, deal)
+    declared = deal_rules.declared_hands(rules, packs)[1].any(axis=(1, 2))
+    rows = np.flatnonzero(declared)[:2]  # two deals in which a hand is declared and shown
+    assert len(rows) == 2
+    offset = engine.seat_offsets(engine.first_dealers(rules, key, game[rows]), deal[rows], 2)
+    shown, searched = [], []
+    search = IsmctsPlayer._search
+
+    def spy(self, obs, legal, rng):
+        shown.append(bool(obs.shown.any()))
+        searched.append(1)
+        return search(self, obs, legal, rng)
+
+    monkeypatch.setattr(IsmctsPlayer, "_search", spy)
+    players = [IsmctsPlayer(iterations=4), api.player("greedy")]
+    records = [  # one deal at a time, as a replay page plays it
+        api.record_deals(
+            rules, players, packs[[r]], seed=3, game=game[[r]], deal=deal[[r]],
+            offset=offset[[k]], scores=np.zeros((1, 2), np.int16),
+        )[0]
+        for k, r in enumerate(rows)
+    ]  # fmt: skip
+    played = len(searched)
+    assert played > 0 and any(shown)
+    for record in records:
+        replay_deal(record)
+    assert len(searched) == played
 
 
 def test_act_plays_the_most_visited_move():

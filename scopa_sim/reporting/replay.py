@@ -41,6 +41,19 @@ def _replay_card(pack, card: int, *, chosen: bool = False) -> dict:
     }
 
 
+def _shown(rules, state: dict, play: int) -> np.ndarray:
+    """The declared cards on show before ``play`` (``uint64[1, n_players]``), as the engine
+    shows them to the player that acts (``batch.play_batch``): the player is explained at the
+    decision point it played."""
+    from scopa_sim.engine import deal_rules
+
+    if not rules.declarations:
+        return np.zeros((1, rules.n_players), np.uint64)
+    _, declared = deal_rules.declared_hands(rules, np.array([state["pack"]], np.int8))
+    hands = np.array([[mask_of(h)] for h in state["hands"]], np.uint64)
+    return deal_rules.shown_cards(rules, declared, hands, play)
+
+
 def _explain_row(player, rules, state: dict, play: int, seat: int, legal) -> list[float] | None:
     """``player.explain`` of one decision point (the optional protocol of scopa_sim.testing),
     or None when the player has none (or needs random numbers the record does not key)."""
@@ -62,6 +75,7 @@ def _explain_row(player, rules, state: dict, play: int, seat: int, legal) -> lis
         play=play,
         scope=np.array([state["scope"]], np.int16),
         last_capturer=np.array([-1 if state["last"] is None else state["last"]], np.int8),
+        shown=_shown(rules, state, play),
     )
     if getattr(player, "sees_hidden_cards", False):  # an upper bound: it is shown everything
         obs = dataclasses.replace(
