@@ -72,6 +72,15 @@ def pytest_configure(config):
     print(f"numba kernels warmed in {max(took.values()):.0f} s ({lanes})")
 
 
+@pytest.fixture(autouse=True)
+def no_kept_searches():
+    """Each test searches afresh: a search player's one-row search kept by an earlier test in
+    the worker (``players.kept``) would bypass what a test patches."""
+    from scopa_sim.players import kept
+
+    kept.forget()
+
+
 @pytest.fixture(scope="module")
 def chromium() -> str:
     """Headless Chromium's path (tests/support/browser.py): the test skips without it, but not

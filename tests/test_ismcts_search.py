@@ -40,22 +40,12 @@ from scopa_sim import api
 from scopa_sim.engine import kernels
 from scopa_sim.engine import reference as ref
 from scopa_sim.engine.deals import DealState
-from scopa_sim.players import ismcts
+from scopa_sim.players import ismcts, kept
 from scopa_sim.players.ismcts import IsmctsPlayer
 from scopa_sim.players.rollouts import play_rollouts, rollout_players
 from scopa_sim.players.sampling import determinise
 from scopa_sim.rules import variant
 from tests.support.decisions import decision_points as recorded_decisions
-
-
-@pytest.fixture(autouse=True)
-def no_kept_searches():
-    """Each test searches afresh: a one-row search kept by an earlier test (the player keeps
-    them, ``ismcts._kept``) would bypass what a test patches."""
-    ismcts._kept.clear()
-    yield
-    ismcts._kept.clear()
-
 
 # Decision points of real deals ------------------------------------------------------------------
 
@@ -383,21 +373,21 @@ def test_a_one_row_search_asked_again_is_taken_from_memory(monkeypatch):
     row = int(np.flatnonzero(point[1].count >= 3)[0])
     obs, legal, _ = one_row(point, row)
     player = IsmctsPlayer(iterations=8)
-    monkeypatch.setattr(ismcts, "_KEPT", 0)  # nothing kept: every call searches
+    monkeypatch.setattr(kept, "KEPT", 0)  # nothing kept: every call searches
     afresh = [one_row(point, row)[2] for _ in range(2)]
     want = player.act(obs, legal, afresh[0]), player.explain(obs, legal, afresh[1])
-    monkeypatch.setattr(ismcts, "_KEPT", 64)
+    monkeypatch.setattr(kept, "KEPT", 64)
     searched = []
     search = IsmctsPlayer._search
     monkeypatch.setattr(
         IsmctsPlayer, "_search", lambda self, *a: searched.append(1) or search(self, *a)
     )
-    kept = [one_row(point, row)[2] for _ in range(2)]
-    got = player.act(obs, legal, kept[0]), player.explain(obs, legal, kept[1])
+    again = [one_row(point, row)[2] for _ in range(2)]
+    got = player.act(obs, legal, again[0]), player.explain(obs, legal, again[1])
     assert len(searched) == 1
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_array_equal(got[1], want[1])
-    assert [r.state() for r in kept] == [r.state() for r in afresh]
+    assert [r.state() for r in again] == [r.state() for r in afresh]
     assert IsmctsPlayer(iterations=9).act(obs, legal, one_row(point, row)[2]) is not None
     assert len(searched) == 2  # another player: another search
     pair = point[0].take(np.arange(2)), point[1].take(np.arange(2))

@@ -166,3 +166,35 @@ def test_search_visits_each_root_move_within_its_iterations_and_explains_finite_
             assert tried[legal.valid].all()
         values = p.explain(obs, legal, rng.subset(np.arange(len(legal.count))))
         assert np.isfinite(values[legal.valid]).all()
+
+
+def test_pimc_evaluates_a_one_row_decision_once_for_act_then_explain(monkeypatch):
+    """A replay page plays a decision, then shows its values: pimc evaluates the one-row
+    decision point once (``players.kept``), with the values and generator state of a fresh
+    evaluation; a batch of rows is evaluated every time."""
+    from scopa_sim.players import kept
+    from scopa_sim.players.pimc import PimcPlayer
+
+    obs, legal, rng = decision_points("classic", 4, 3)[4]
+    row = np.array([int(np.argmax(legal.count))])
+    one = obs.take(row), legal.take(row)
+    pimc = PimcPlayer(samples=4)
+    monkeypatch.setattr(kept, "KEPT", 0)  # nothing kept: every call evaluates
+    afresh = [rng.subset(row) for _ in range(2)]
+    want = pimc.act(*one, afresh[0]), pimc.explain(*one, afresh[1])
+    monkeypatch.setattr(kept, "KEPT", 64)
+    evaluated = []
+    evaluate = PimcPlayer._evaluate
+    monkeypatch.setattr(
+        PimcPlayer, "_evaluate", lambda self, *a: evaluated.append(1) or evaluate(self, *a)
+    )
+    again = [rng.subset(row) for _ in range(2)]
+    got = pimc.act(*one, again[0]), pimc.explain(*one, again[1])
+    assert len(evaluated) == 1
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+    assert [r.state() for r in again] == [r.state() for r in afresh]
+    both = np.arange(2)
+    for _ in range(2):
+        pimc.act(obs.take(both), legal.take(both), rng.subset(both))
+    assert len(evaluated) == 3

@@ -21,9 +21,6 @@ reads hidden cards: every determinisation is sampled from the unseen cards.
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,10 +30,10 @@ from scopa_sim.engine import fused, scoring
 from scopa_sim.engine.deal_rules import deal_rules, play_row, seat_sides_around, seat_to_play
 from scopa_sim.engine.kernels import KernelRules, row_actions, row_tables
 from scopa_sim.jit import njit
+from scopa_sim.players.kept import kept_search
 from scopa_sim.players.rollouts import play_rollouts, rollout_players
 from scopa_sim.players.sampling import determinise
 from scopa_sim.rules import RulesError, Variant
-from scopa_sim.seeding import DecisionRandom
 
 #: Largest number of tree nodes held at once (rows of a slice x nodes per tree): bounds memory.
 _NODES_PER_SLICE = 1 << 21
@@ -173,32 +170,6 @@ def side_rewards(variant: Variant, captured, scope, stopped) -> np.ndarray:
     return totals - others
 
 
-#: One-row searches kept, most recent last (:meth:`IsmctsPlayer.search`): enough for every
-#: decision of a deal, each played, then explained.
-_KEPT = 64
-_kept: OrderedDict = OrderedDict()
-
-
-def _one_row_key(player, obs: Observation, legal: LegalActions, rng) -> tuple | None:
-    """The key of a one-row search: the player (a frozen configuration), the rules, and a
-    digest of every array of the decision point, its legal actions and the random numbers'
-    state; None for a batch of rows (a run's search, never asked twice) or other numbers."""
-    if len(legal.count) != 1 or not isinstance(rng, DecisionRandom):
-        return None
-    digest = hashlib.blake2b(digest_size=16)
-    for part in (obs, legal):
-        for field in dataclasses.fields(part):
-            value = getattr(part, field.name)
-            if isinstance(value, np.ndarray):
-                digest.update(f"{field.name}{value.dtype}{value.shape}".encode())
-                digest.update(np.ascontiguousarray(value).tobytes())
-            elif field.name != "variant":
-                digest.update(f"{field.name}={value!r}".encode())
-    rows, calls = rng.state()
-    digest.update(rows)
-    return player, obs.variant, calls, digest.digest()
-
-
 @dataclass(frozen=True)
 class IsmctsPlayer(Player):
     """Information-set MCTS: ``iterations`` walks of one tree over the seat's information set,
@@ -241,24 +212,8 @@ class IsmctsPlayer(Player):
     def search(self, obs: Observation, legal: LegalActions, rng) -> tuple[np.ndarray, np.ndarray]:
         """Per row and legal slot: the visits of the root's child of that move and its mean
         point difference for the seat's side. Rows are searched in slices that bound memory.
-
-        A one-row search is kept (:data:`_KEPT` of them): a replay page plays a decision with
-        ``act``, then shows its values with ``explain``, and the same search twice cost it
-        most of its time. The search is a function of the player, the decision point and the
-        random numbers' state, all in the key, and a search taken from memory leaves ``rng``
-        as running it would."""
-        key = _one_row_key(self, obs, legal, rng)
-        if key is not None and key in _kept:
-            _kept.move_to_end(key)
-            visits, mean, calls = _kept[key]
-            rng.skip_to(calls)
-            return visits.copy(), mean.copy()
-        visits, mean = self._search(obs, legal, rng)
-        if key is not None:
-            _kept[key] = (visits.copy(), mean.copy(), rng.state()[1])
-            if len(_kept) > _KEPT:
-                _kept.popitem(last=False)
-        return visits, mean
+        A one-row search is kept for a second asking (:mod:`scopa_sim.players.kept`)."""
+        return kept_search(self, obs, legal, rng, self._search)
 
     def _search(self, obs: Observation, legal: LegalActions, rng) -> tuple[np.ndarray, np.ndarray]:
         rows, width = legal.card.shape

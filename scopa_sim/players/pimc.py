@@ -32,6 +32,7 @@ from scopa_sim.contract import LegalActions, Observation, Player
 from scopa_sim.engine import fused
 from scopa_sim.engine.deal_rules import deal_rules, schedule, seat_sides_around
 from scopa_sim.players.endgame import point_difference, solve_endgame
+from scopa_sim.players.kept import kept_search
 from scopa_sim.players.rollouts import apply_first_actions, play_rollouts, rollout_players
 from scopa_sim.players.sampling import sample_deals
 from scopa_sim.rules import RulesError, Variant
@@ -81,6 +82,11 @@ class PimcPlayer(Player):
         return np.where(legal.valid, self.evaluate(obs, legal, rng), -np.inf)
 
     def evaluate(self, obs: Observation, legal: LegalActions, rng) -> np.ndarray:
+        """Per row and legal slot: the mean point difference of the action over the sampled
+        deals. A one-row evaluation is kept for a second asking (:mod:`scopa_sim.players.kept`)."""
+        return kept_search(self, obs, legal, rng, self._evaluate)[0]
+
+    def _evaluate(self, obs: Observation, legal: LegalActions, rng) -> tuple[np.ndarray]:
         variant = obs.variant
         rows, width = legal.card.shape
         values = np.zeros((rows, width))
@@ -97,7 +103,7 @@ class PimcPlayer(Player):
             part = np.arange(start, stop)
             values[part] = self._rollout_values(variant, obs, legal, hidden, part, samples)
             start = stop
-        return values
+        return (values,)
 
     # The search ---------------------------------------------------------------------------
 
