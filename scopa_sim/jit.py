@@ -1,7 +1,7 @@
 """numba, set up once for the package's compiled kernels: import ``njit`` from here, and the
 bit instructions the kernels share (``ctpop``, ``cttz``, ``ctlz``).
 
-Eight things are set up.
+Nine things are set up.
 
 *The cache is stamped with the whole package.* numba keys a cached function by its own source
 file, but the kernels inline functions of other modules, so after an edit of ``kernels.py`` the
@@ -35,6 +35,13 @@ negative index on every access by a signed integer, which costs instructions and
 :func:`no_wraparound` marks a kernel whose indices are never negative (Cython's
 ``wraparound=False``): its own code and its inlined callees index directly; nothing else does.
 
+*A function can be compiled once and still be inlined.* :func:`always_inline` marks a function
+for LLVM to inline into its callers: numba types and compiles it once, as a function of its own,
+and each caller that links it in inlines it when its module is optimised, so the machine code is
+as if numba had inlined it (``inline="always"``), which types the callee again in every caller.
+The fused kernels call their lineup's row policies so (a policy in a dozen kernels was typed a
+dozen times).
+
 *A function loaded from the cache does not wait for numba's registries.* Before a cache lookup
 numba refreshes its whole target context (dozens of modules, every typing and lowering
 registry), which every command, worker and test process paid on its first call. Machine code
@@ -67,7 +74,7 @@ from numba import njit, types
 from numba.core import funcdesc, itanium_mangler
 from numba.extending import intrinsic
 
-__all__ = ["ctlz", "ctpop", "cttz", "njit", "no_wraparound"]
+__all__ = ["always_inline", "ctlz", "ctpop", "cttz", "njit", "no_wraparound"]
 
 
 def _load_registries_without_scipy_linalg() -> None:
@@ -184,14 +191,20 @@ def no_wraparound(dispatcher):
     the fused engine's hot loop. Compile it with ``boundscheck=True`` to check that no index is
     negative (tests/test_fused.py does)."""
     global _NO_WRAPAROUND
+    prefix = _mangled_prefix(dispatcher)
+    if prefix not in _NO_WRAPAROUND:
+        _NO_WRAPAROUND = (*_NO_WRAPAROUND, prefix)
+    return dispatcher
+
+
+def _mangled_prefix(dispatcher) -> str:
+    """The start of the mangled name of every compilation of the njit function ``dispatcher``:
+    its qualified name, as numba mangles it."""
     py_func = dispatcher.py_func
     name = funcdesc.qualifying_prefix(py_func.__module__, py_func.__qualname__)
     # numba names the function _Z N <length-prefixed parts> B<abi tags> E <argument types>.
     mangled = itanium_mangler.mangle_identifier(name)
-    prefix = "_Z" + (mangled[:-1] if mangled.startswith("N") else mangled)
-    if prefix not in _NO_WRAPAROUND:
-        _NO_WRAPAROUND = (*_NO_WRAPAROUND, prefix)
-    return dispatcher
+    return "_Z" + (mangled[:-1] if mangled.startswith("N") else mangled)
 
 
 def _index_without_wraparound_where_marked() -> None:
@@ -211,6 +224,43 @@ def _index_without_wraparound_where_marked() -> None:
 
 
 _index_without_wraparound_where_marked()
+
+#: Mangled-name prefixes of the functions marked by :func:`always_inline`.
+_ALWAYS_INLINE: tuple[str, ...] = ()
+
+
+def always_inline(dispatcher):
+    """Mark the njit function ``dispatcher`` (returned) for LLVM to inline wherever it is
+    called: it is typed and compiled once, as a function of its own (and cached as one), and
+    each caller links it in and inlines it when its module is optimised, as if numba had
+    inlined it (``inline="always"``), which would type it again in every caller. The mark is
+    by qualified name, as :func:`no_wraparound`'s."""
+    global _ALWAYS_INLINE
+    prefix = _mangled_prefix(dispatcher)
+    if prefix not in _ALWAYS_INLINE:
+        _ALWAYS_INLINE = (*_ALWAYS_INLINE, prefix)
+    return dispatcher
+
+
+def _inline_where_marked() -> None:
+    from numba.core import codegen
+
+    add_ir_module = codegen.CPUCodeLibrary.add_ir_module
+    if getattr(add_ir_module, "_inlines_marked", False):
+        return  # patched already
+
+    @functools.wraps(add_ir_module)
+    def add_ir_module_inlining_marked(self, ir_module):
+        for function in ir_module.functions:
+            if function.blocks and function.name.startswith(_ALWAYS_INLINE):
+                function.attributes.add("alwaysinline")
+        return add_ir_module(self, ir_module)
+
+    add_ir_module_inlining_marked._inlines_marked = True  # type: ignore[attr-defined]
+    codegen.CPUCodeLibrary.add_ir_module = add_ir_module_inlining_marked
+
+
+_inline_where_marked()
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 

@@ -1,13 +1,15 @@
 """numba as scopa_sim/jit.py sets it up: the cache is stamped with the whole package (a kernel
 that inlines a function of another module must not load stale machine code after that module
 changes), a kernel made by a factory over functions is found in the cache by the next process,
-inlining copies each callee once, and a kernel marked ``no_wraparound`` indexes without
-wrapping negative indices while every other function keeps Python's indexing."""
+inlining copies each callee once, a kernel marked ``no_wraparound`` indexes without wrapping
+negative indices while every other function keeps Python's indexing, and a function marked
+``always_inline`` is compiled once and inlined by LLVM into its callers."""
 
 from __future__ import annotations
 
 import os
 import pickle
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -228,6 +230,91 @@ def test_a_no_wraparound_kernel_indexes_negative_indices_unwrapped_and_nothing_e
         checked(view, -1)
     assert checked(view, 4) == (9, 9)
     assert all(p.startswith("_ZN") for p in jit._NO_WRAPAROUND)
+
+
+def _long_sum(a, k):
+    """Enough code that LLVM would not inline it of its own accord."""
+    total = 0
+    for i in range(a.shape[0]):
+        x = a[i]
+        if x % 3 == 0:
+            total += x * k
+        elif x % 5 == 1:
+            total -= x // (k + 1)
+        elif x % 7 == 2:
+            total ^= x << 3
+        else:
+            total += (x * x) % 11
+    return total
+
+
+def _long_sum_marked(a, k):
+    return _long_sum(a, k)
+
+
+_long_sum_marked.__code__ = _long_sum.__code__
+
+
+def _calls_of(dispatcher) -> list[str]:
+    (llvm,) = dispatcher.inspect_llvm().values()
+    return re.findall(r"call [^@\n]*@\"?([\w.$]+)", llvm)
+
+
+def test_a_function_marked_always_inline_is_inlined_into_its_callers_and_others_are_called():
+    """The caller of the marked function holds no call to it, and computes what Python does;
+    the caller of the same code unmarked calls it (so the mark, not LLVM's own judgement,
+    inlined it)."""
+    marked = jit.always_inline(jit.njit(_long_sum_marked))
+    unmarked = jit.njit(_long_sum)
+
+    @jit.njit
+    def through_marked(a, k):
+        return marked(a, k) + 1
+
+    @jit.njit
+    def through_unmarked(a, k):
+        return unmarked(a, k) + 1
+
+    a = np.arange(40, dtype=np.int64)
+    expected = _long_sum(a, 2) + 1
+    assert through_marked(a, 2) == through_unmarked(a, 2) == expected
+    assert not [c for c in _calls_of(through_marked) if "_long_sum_marked" in c]
+    assert [c for c in _calls_of(through_unmarked) if "_long_sum" in c]
+
+
+def test_fused_kernels_compile_each_policy_apart_and_the_checked_kernel_inlines_it():
+    """A kernel calls a policy compiled once under a name of its own, marked for LLVM to inline
+    and to index as the kernel does; the bounds-checked kernel is handed the policy itself."""
+    decide = player("greedy").fused_policy.decide
+    apart = fused._compiled_apart(decide)
+    assert fused._compiled_apart(decide) is apart
+    assert apart.py_func.__qualname__ == decide.py_func.__qualname__ + "_apart"
+    assert apart.py_func.__code__ is decide.py_func.__code__
+    prefix = jit._mangled_prefix(apart)
+    assert prefix in jit._ALWAYS_INLINE and prefix in jit._NO_WRAPAROUND
+    assert jit._mangled_prefix(decide) not in jit._ALWAYS_INLINE
+    policies = (player("greedy").fused_policy,)
+    assert _policies_called(fused.kernel_for(policies)) == [apart.py_func.__qualname__]
+    assert _policies_called(fused.kernel_for(policies, checked=True)) == [
+        decide.py_func.__qualname__
+    ]
+
+
+def _policies_called(kernel) -> list[str]:
+    """The qualified names of the functions a (not yet compiled) kernel's dispatch chain calls:
+    the jitted functions in the closures of the chain's links (functions of ``engine.fused``)."""
+    found, todo = [], [kernel.py_func]
+    while todo:
+        for cell in todo.pop().__closure__ or ():
+            value = cell.cell_contents
+            func = getattr(value, "py_func", None)
+            if func is None:
+                continue
+            if func.__module__ == fused.__name__:  # the chain's links
+                todo.append(func)
+            else:
+                found.append(func.__qualname__)
+    return found
 
 
 _LOADS_FROM_THE_CACHE = """

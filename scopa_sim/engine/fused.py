@@ -13,7 +13,8 @@ copy of the rules. Scoring stays ``scoring.score``, vectorised over the batch af
 
 The engine knows no player: :func:`kernel_for` compiles one kernel per lineup of distinct
 policies (a factory over them, cached in memory and, by numba, on disk). Each policy's
-``decide`` is inlined and the kernel dispatches on the side's slot among them, so a kernel
+``decide`` is compiled once, apart, and inlined by LLVM into each kernel that seats it
+(:func:`_compiled_apart`); the kernel dispatches on the side's slot among them, so a kernel
 carries only the code of the policies its lineup plays.
 
 Two entry points: :func:`play_batch` plays packs (what ``batch.play_deals`` and
@@ -27,6 +28,7 @@ import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from types import FunctionType
 
 import numpy as np
 
@@ -49,7 +51,7 @@ from scopa_sim.engine.kernels import (
     rank_major_bit,
     rank_sum,
 )
-from scopa_sim.jit import njit, no_wraparound
+from scopa_sim.jit import always_inline, njit, no_wraparound
 from scopa_sim.rules import Variant
 
 #: Legal actions the kernel's scratch holds; a wider decision point gets its own buffer.
@@ -72,6 +74,24 @@ class DealEnd:
 
 
 # The kernel factory ----------------------------------------------------------------------------
+
+
+@functools.cache
+def _compiled_apart(decide):
+    """A row policy's ``decide`` as the kernels call it: the same Python function compiled once,
+    as a function of its own, which LLVM inlines into every kernel that seats it
+    (``jit.always_inline``) and which indexes as the kernel does (``jit.no_wraparound``), without
+    numba's reference counting, as the kernel. Inlined by numba instead, a policy was typed
+    again in each of its kernels: most of a kernel's cold compile. It is named apart from
+    ``decide`` (``..._apart``), so that its cache entries are its own."""
+    source = decide.py_func
+    name = source.__name__ + "_apart"
+    apart = FunctionType(
+        source.__code__, source.__globals__, name, source.__defaults__, source.__closure__
+    )
+    apart.__qualname__ = source.__qualname__ + "_apart"
+    apart.__module__, apart.__doc__ = source.__module__, source.__doc__
+    return always_inline(no_wraparound(njit(cache=True, nogil=True, _nrt=False)(apart)))
 
 
 def _dispatch(decides: tuple, first: int = 0):
@@ -109,8 +129,9 @@ def kernel_for(policies: tuple[FusedPolicy, ...], checked: bool = False):
     Every index the kernel takes is non-negative (rows, plays, seats, sides, cards, ranks,
     counts), so it indexes without wrapping negative ones (``jit.no_wraparound``); ``checked``
     compiles it with bounds checking instead, under a name of its own, for the test that every
-    index stays in bounds."""
-    decide = _dispatch(tuple(p.decide for p in policies))
+    index stays in bounds, with the policies inlined by numba, so that their indices are
+    checked too."""
+    decide = _dispatch(tuple(p.decide if checked else _compiled_apart(p.decide) for p in policies))
     track_total = any(p.tracks_table_total for p in policies)
     draws = any(p.draws for p in policies)
 
