@@ -494,16 +494,48 @@ class ExpertPlayer(Player):
 
     name = "expert"
     summary = "search distilled: a linear score of each action fitted to pimc's values"
-    fused_policy = FusedPolicy("expert", expert_decide)
+    #: Plays left (this one included) that the expert solves exactly once it can know every
+    #: hidden card: in a deal of two seats, when no stock is left, the other seat holds every
+    #: card not yet seen. It then plays as ``pimc:samples=1:endgame=...`` does (its one sample
+    #: is the deal itself), by minimax over every way the deal can end (``players.endgame``).
+    #: 0, the default: never, and the expert plays on the fused engine; otherwise it has no
+    #: fused row policy and plays on the lockstep engine.
+    endgame: int = 0
+
+    def __post_init__(self):
+        if not 0 <= self.endgame <= 12:
+            raise RulesError(
+                f"expert endgame (plays left solved exactly) runs 0..12, not {self.endgame}"
+            )
+
+    @property
+    def fused_policy(self) -> FusedPolicy | None:  # type: ignore[override]
+        return None if self.endgame else _FUSED_POLICY
 
     def policy_params(self, variant: Variant) -> ExpertParams:
         numbers = rule_numbers(variant)
         return ExpertParams(play_weights(weights_for(variant), numbers[-1]), *numbers)
 
     def act(self, obs: Observation, legal: LegalActions, rng) -> np.ndarray:
+        if self.endgame and knows_every_card(obs.variant, obs.play, self.endgame):
+            from scopa_sim.players.pimc import PimcPlayer
+
+            return PimcPlayer(samples=1, endgame=self.endgame - 1).act(obs, legal, rng)
         p = self.policy_params(obs.variant)
         return _expert(legal.card, legal.capture, legal.count, *decision_state(obs),
                        *_rule_arguments(obs.variant), p.weights, *p[1:])  # fmt: skip
+
+
+_FUSED_POLICY = FusedPolicy("expert", expert_decide)
+
+
+def knows_every_card(variant: Variant, play: int, plays_left: int) -> bool:
+    """Whether the player of ``play`` can know every hidden card and at most ``plays_left``
+    plays (``play`` included) are left: a deal of two seats in its last round (no stock left:
+    the other seat holds exactly the cards this one has not seen)."""
+    left = variant.plays - play
+    rounds = schedule(variant).round_of
+    return variant.n_players == 2 and left <= plays_left and rounds[play] == rounds[-1]
 
 
 def decision_state(obs: Observation) -> tuple[np.ndarray, ...]:
