@@ -380,6 +380,21 @@ def test_the_solver_agrees_with_the_brute_force_on_random_last_hands(rules):
     np.testing.assert_allclose(solved(rules, positions, roots), expected, atol=1e-9)
 
 
+def test_a_decision_with_more_legal_actions_than_the_solvers_first_guess_is_solved():
+    """Escoba's last play: the dealer's ace can take any cards summing to 14 from a table of
+    every 2, 3, 4 and 5, far more ways than the 64 the solver first makes room for. It must
+    widen that room and agree with the brute force (it once took the overflow for a lack of
+    tree room and grew that until memory ran out)."""
+    escoba = PRESETS["escoba"]
+    table = "2D 2C 2S 2B 3D 3C 3S 3B 4D 4C 4S 4B 5D 5C 5S 5B"
+    hand = "AC"
+    assert len(reference.legal_actions(escoba, cards(escoba, hand), cards(escoba, table))) > 64
+    piles = rest_split(escoba, f"{hand} {table}")
+    pos = two_player(escoba, 35, ("", hand), table, piles, last=0)
+    side0, side1 = values(escoba, pos)
+    assert side0 == pytest.approx(-side1)
+
+
 # pimc's hand-over to the solver ----------------------------------------------------------------
 
 

@@ -33,7 +33,7 @@ from scopa_sim.rules import Variant
 def _endgame_tree(
     hands0, table0, captured0, scope0, last0, played0, seat_side, scores, p0, rules, ranks,
     rank_mask, rank_of, spread, rule, fewest, forced, node_parent, node_side, node_root,
-    leaf_node, leaf_captured, leaf_scope, leaf_stopped, st_rem, st_left, st_set,
+    leaf_node, leaf_captured, leaf_scope, leaf_stopped, st_rem, st_left, st_set, cap,
 ):  # fmt: skip
     """Every way each root state can play out to the end of its deal, as a tree.
 
@@ -42,7 +42,8 @@ def _endgame_tree(
     order (a child after its parent): ``node_parent`` (-1 for a root), ``node_side`` (the side
     to move, -1 at a leaf), ``node_root``. Each leaf records the deal's end (the last
     capturer's leftovers taken; a deal stopped by a winning scopa as it stood). Returns
-    (nodes, leaves), or (-1, -1) when the preallocated arrays are too small. The moves are the
+    (nodes, leaves), (-1, -1) when the preallocated arrays are too small, or (-2, actions) when
+    a decision point has more legal actions than ``cap``. The moves are the
     engine's own (``kernels.row_actions``, ``kernels.apply_row``), and so are the rules around
     them (``deal_rules``, from ``rules``: whose turn, whether a sweep counts, the stop on a
     winning scopa, the end of the deal). No hand is dealt: every play left is in hand.
@@ -51,7 +52,6 @@ def _endgame_tree(
     n_seats, n_roots = hands0.shape[0], hands0.shape[1]
     n_sides = captured0.shape[0]
     depth_max = plays - p0 + 1
-    cap = 64
     hands = np.zeros((n_seats, depth_max), np.uint64)
     table = np.zeros(depth_max, np.uint64)
     captured = np.zeros((n_sides, depth_max), np.uint64)
@@ -105,7 +105,7 @@ def _endgame_tree(
                     forced, act_card, act_capture, act_group, d, cap, st_rem, st_left, st_set,
                 )  # fmt: skip
                 if count[d] > cap:
-                    return -1, -1
+                    return -2, count[d]
                 nxt[d] = 0
             if nxt[d] >= count[d]:
                 d -= 1
@@ -175,7 +175,7 @@ def solve_endgame(variant: Variant, state: fused.DealState, side: np.ndarray) ->
     p0 = int(state.play[0])
     if (state.play != p0).any():
         raise ValueError("solve_endgame takes states at one play index")
-    start, step, room = 0, 1024, 1 << 20
+    start, step, room, cap = 0, 1024, 1 << 20, 64
     while start < len(side):
         stop = min(start + step, len(side))
         part = state.take(np.arange(start, stop))
@@ -193,8 +193,11 @@ def solve_endgame(variant: Variant, state: fused.DealState, side: np.ndarray) ->
             np.ascontiguousarray(part.seat_side, np.int8), np.ascontiguousarray(part.scores),
             p0, deal, rules.ranks, rank_mask, rank_of, spread, rules.rule, rules.fewest,
             rules.forced, node_parent, node_side, node_root, leaf_node, leaf_captured, leaf_scope,
-            leaf_stopped, *stacks,
+            leaf_stopped, *stacks, cap,
         )  # fmt: skip
+        if n_nodes == -2:  # a decision point with more legal actions than cap: widen it
+            cap = int(n_leaves)
+            continue
         if n_nodes < 0:
             if step > 1:
                 step = max(1, step // 4)
