@@ -4,7 +4,9 @@ The default tournaments of configs/tournaments.toml (``make tournament``), each 
 robin of ``scopa-sim tournament`` (scopa_sim/tournament/). Per variant (classic, scopone, escoba,
 scopa-52) a wide round robin of the fast players (the heuristics, ``expert``, ``pimc:samples=16``;
 in classic the cheater as an upper bound) on many packs, and a smaller one that seats the search
-players (``ismcts``, ``pimc:samples=256:rollout=mix``) with a few fast anchors that link the two.
+players (``ismcts``, ``pimc:samples=256:rollout=mix``; in the two-seat variants also
+``expert:endgame=6``, the expert that solves the last round exactly) with a few fast anchors that
+link the two.
 The tournament that seats the leaders of the variant's other tournaments answers for the variant
 (``measure.deciding``). Per tournament: ratings (Davidson's model of wins and ties) as a forest
 plot (the cheater, which sees hidden cards, apart and never ranked), the pairing matrix as a heat
