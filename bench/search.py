@@ -47,6 +47,12 @@ SEARCH_CASES = (
     SearchCase(
         "search pimc 16 expert classic", "pimc:samples=16:rollout=expert", "classic", 200, False
     ),
+    # The expert solving the last round exactly where every card can be known (two seats): what
+    # configs/tournaments.toml prices it at.
+    *(
+        SearchCase(f"search expert endgame=6 {v}", "expert:endgame=6", v, d, False)
+        for v, d in (("classic", 4000), ("escoba", 2000), ("scopa-52", 2000))
+    ),
     *(
         SearchCase(f"search pimc samples={n} classic", f"pimc:samples={n}", "classic", d, False)
         for n, d in ((16, 400), (64, 200), (256, 50), (1024, 12))
