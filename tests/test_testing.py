@@ -184,6 +184,17 @@ class RowZero(Player):
 
 
 @dataclass(frozen=True)
+class RowZeroInGames(RowZero):
+    """Row zero's leak once a game has scores (after its first deal): only whole games show it."""
+
+    name = "row-zero-in-games"
+
+    def act(self, obs, legal, rng):
+        leaked = super().act(obs, legal, rng)
+        return np.where(obs.scores.any(axis=1), leaked, 0).astype(np.int64)
+
+
+@dataclass(frozen=True)
 class ReturnsAList(Player):
     name = "returns-a-list"
 
@@ -241,6 +252,7 @@ class NotAPlayer:
         (OnePastTheEnd(), "chose an illegal action"),
         (PythonRandom(), "is not deterministic"),
         (RowZero(), "depends on the other rows of the batch"),
+        (RowZeroInGames(), "depends on the batch size or on the other games of its batch"),
         (ReturnsAList(), "must return a numpy integer array"),
         (Raises(), "act raised KeyError"),
         (BadExplain(), "explain must return one value per row and slot"),

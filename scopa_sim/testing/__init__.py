@@ -21,7 +21,7 @@ returns a :class:`CheckReport`. The contract it checks is the one of ``scopa_sim
    batch (each batch of decision points is also played by a subset of its rows, in reverse order
    and with the padding trimmed as the engine would), and whole runs give the same outcomes in
    batches of any size, a sub-range of deals (the last of those batches, played alone) the same
-   outcomes as in the whole run, and games the same outcomes in batches of any size;
+   outcomes as in the whole run, and the later games of a batch the same outcomes played alone;
 5. **blind to hidden cards**: pairs of packs with the same table but other hands and stock
    rearranged (cards shuffled after a hand's block, or two hidden cards swapped) are played
    with the same random numbers; the first play at which a pair's moves differ must be made by

@@ -1,7 +1,7 @@
 """Checks 3 and 4 on whole runs: the lineups the checks play (the player on every side, and on
 side 0 against random), the same deals played twice give the same outcomes, and runs give the
 same outcomes in batches of any size, a sub-range of deals (the last batch, played alone) the
-same as in the whole run, and whole games the same in two batch sizes."""
+same as in the whole run, and whole games the same in a batch and, the later ones, alone."""
 
 from __future__ import annotations
 
@@ -71,17 +71,19 @@ def check_batch_sizes(v: Variant, lineup, whole, where: str, deals: int, seed: i
 
 
 def check_games(p, v: Variant, deals: int, seed: int, label: str) -> int:
-    """Whole games (``deals // 16``, at least 2) in one batch and in batches of half as many,
-    rounded up (two games: each alone); returns the deals they played."""
+    """Whole games (``deals // 16``, at least 2) in one batch, and the later half of them
+    (from game ``games // 2``) played alone, a batch of another size starting at another game:
+    the later games must be the same in both. Returns the deals they played."""
     games = max(2, deals // 16)
-    split = (games + 1) // 2
+    start = games // 2
     lineup = [p] * v.n_sides
     one = api.play_games(v, lineup, games=games, seed=seed, batch_size=games)
-    many = api.play_games(v, lineup, games=games, seed=seed, batch_size=split)
-    differ = first_difference(many, one)
+    part = api.play_games(v, lineup, games=range(start, games), seed=seed, batch_size=games - start)
+    differ = first_difference(part, one.take(np.flatnonzero(one.game >= start)))
     if differ:
         raise PlayerCheckError(
-            f"{label} depends on the batch size: {v.describe()}, {games} whole games played in "
-            f"one batch and in batches of {split} differ first in {differ}"
+            f"{label} depends on the batch size or on the other games of its batch: "
+            f"{v.describe()}, {games} whole games played in one batch, and games "
+            f"{start}..{games - 1} alone, differ first in {differ}"
         )
-    return 2 * len(one.game)
+    return len(one.game) + len(part.game)
