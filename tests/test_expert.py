@@ -237,9 +237,10 @@ def test_the_endgame_expert_beats_the_expert_on_duplicate_deals():
     assert d.mean() > 3 * d.std(ddof=1) / np.sqrt(len(d))
 
 
-@pytest.mark.parametrize("preset", ["classic", "escoba", "classic-4p"])
+@pytest.mark.parametrize("preset", ["classic", "escoba", "cirulla", "classic-4p"])
 def test_the_endgame_expert_keeps_the_contract(preset):
-    """check_player on two presets of two seats (it solves) and one of four (it never does)."""
+    """check_player on three presets of two seats (it solves; cirulla with its declared cards on
+    show) and one of four (it never does)."""
     from scopa_sim.players import player
     from scopa_sim.testing import check_player
 
