@@ -35,6 +35,9 @@ to stderr). Rows come in groups, in this order (``--only GROUP[,GROUP]`` runs a 
   greedy vs greedy: deals per second, ``ns_per_card`` (seconds / (deals x plays per deal)) and
   ``per_card_vs_classic``; a preset the engines cannot play gives a ``skipped`` row.
 - ``paths``: engine paths compared on the same deals (``bench.cases.PATH_CASES``).
+- ``search``: the search players' CPU time a decision (``bench.search``).
+- ``instructions``, only when ``--only`` names it: instructions a classic deal, counted by
+  valgrind (``bench.instructions``), a figure the machine's drift does not move.
 
 Timing: each in-process case is warmed up first (numba compilation and cache loading are
 excluded), then played ``runs`` times; ``seconds`` is the median run. Fresh-process cases
@@ -42,7 +45,8 @@ excluded), then played ``runs`` times; ``seconds`` is the median run. Fresh-proc
 ``make bench`` on an idle machine, never in tests.
 
 Modules: ``cases`` (what is measured), ``timing`` (how a row is timed), ``native`` (the C
-yardstick), ``process`` (the whole-command rows), ``output`` (the rows as printed), ``run`` (the
-jobs in order, and the command line). To add a row, add a ``Case`` to ``bench.cases.CASES``
+yardstick), ``process`` (the whole-command rows), ``search`` (the search players' rows),
+``instructions`` (the counted rows), ``output`` (the rows as printed), ``run`` (the jobs in
+order, and the command line). To add a row, add a ``Case`` to ``bench.cases.CASES``
 (and a runner to ``RUNNERS`` for a new kind).
 """

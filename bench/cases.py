@@ -14,6 +14,8 @@ RUNNER_CHUNK = 5_000  # games per chunk in the runner rows: the same for every s
 DEALS_CHUNK = 100_000  # deals per chunk: the runner's default in deals mode (growth rows)
 GROUPS = ("native", "engine", "memory", "runner", "growth", "process", "presets", "paths",
           "search")  # fmt: skip
+#: Groups run only when ``--only`` names them (``instructions``: needs valgrind, takes minutes).
+OPT_IN_GROUPS = ("instructions",)
 RANDOM = ("random", "random")
 GREEDY = ("greedy", "greedy")
 EXPERT_ROW = "deals expert vs expert"

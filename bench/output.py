@@ -39,6 +39,9 @@ def annotate(row: dict, seen: dict[str, dict]) -> None:
 
 def show(row: dict) -> None:
     """Print ``row``: its speed (or why it was skipped) to stderr, the row as JSON to stdout."""
-    what = row.get("skipped") or f"{row['deals_per_second']:,} deals/s"
+    if "instructions_per_deal" in row:
+        what = f"{row['instructions_per_deal']:,} instructions/deal"
+    else:
+        what = row.get("skipped") or f"{row['deals_per_second']:,} deals/s"
     print(f"bench:   {what}", file=sys.stderr, flush=True)
     print(json.dumps(row), flush=True)

@@ -19,6 +19,7 @@ from bench.cases import (
     GROWTH_QUICK_SIZES,
     GROWTH_SIZES,
     NATIVE_DEALS,
+    OPT_IN_GROUPS,
     PATH_CASES,
     PROCESS_QUICK,
     PROCESS_RUNS,
@@ -30,6 +31,7 @@ from bench.cases import (
     preset_cases,
     skipped_row,
 )
+from bench.instructions import instruction_jobs
 from bench.native import NATIVE_NAME, native_row
 from bench.output import annotate, show
 from bench.process import process_rows
@@ -68,6 +70,8 @@ def jobs(groups: set[str], quick: bool, batch_size: int, runs: int) -> Iterator[
     yield from _case_jobs(PATH_CASES, groups, quick, batch_size, runs)
     if "search" in groups:
         yield from search_jobs(quick, runs)
+    if "instructions" in groups:
+        yield from instruction_jobs(quick)
 
 
 def _case_jobs(cases, groups, quick, batch_size, runs) -> Iterator[tuple]:
@@ -116,7 +120,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument(
         "--only", metavar="GROUP[,GROUP]",
         help=f"row groups to run, from: {', '.join(GROUPS)} (native is always run: the shares "
-             "need it)",
+             f"need it), and {', '.join(OPT_IN_GROUPS)}, run only when named (instructions a "
+             "deal, counted by valgrind: bench/instructions.py)",
     )  # fmt: skip
     parser.add_argument("--batch-size", type=int, default=8192, help="deals per batch (8192)")
     parser.add_argument("--runs", type=int, default=3, help="timed runs per case (median; 3)")
@@ -135,9 +140,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
     groups = set(GROUPS)
     if args.only:
         groups = {g.strip() for g in args.only.split(",") if g.strip()}
-        unknown = groups - set(GROUPS)
+        unknown = groups - set(GROUPS) - set(OPT_IN_GROUPS)
         if unknown:
-            parser.error(f"unknown group {', '.join(sorted(unknown))}; groups: {', '.join(GROUPS)}")
+            known = ", ".join(GROUPS + OPT_IN_GROUPS)
+            parser.error(f"unknown group {', '.join(sorted(unknown))}; groups: {known}")
         groups.add("native")
 
     load = os.getloadavg()[0]

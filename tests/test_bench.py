@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import bench.cases
+import bench.instructions
 import bench.native
 import bench.run
 import bench.search
@@ -138,7 +139,65 @@ def test_only_runs_the_named_groups_and_rejects_unknown_ones(capsys):
     assert [row["group"] for row in rows] == ["native"]
     with pytest.raises(SystemExit):
         bench.run.main(["--only", "engine,nonsense"])
-    assert "unknown group nonsense" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "unknown group nonsense" in err and "instructions" in err  # named among the groups
+
+
+def test_instructions_are_opt_in_and_one_row_a_lineup():
+    """The valgrind group runs only when ``--only`` names it."""
+    assert "instructions" not in bench.cases.GROUPS
+    every = [what for what, _ in bench.run.jobs(set(bench.cases.GROUPS), False, 8192, 3)]
+    assert not [what for what in every if what.startswith("instructions")]
+    named = list(bench.run.jobs({"instructions"}, False, 8192, 3))
+    lineups = bench.instructions.LINEUPS
+    assert [make.args[1] for _, make in named] == list(lineups)
+    assert {make.args[2] for _, make in named} == {bench.instructions.DEALS}
+    quick = list(bench.run.jobs({"instructions"}, True, 8192, 1))
+    assert {make.args[2] for _, make in quick} == {bench.instructions.DEALS // bench.cases.QUICK}
+
+
+def test_instructions_a_deal_are_the_busy_count_less_the_idle_one_over_the_deals(monkeypatch):
+    """The row's arithmetic and the processes it counts, on a stand-in for valgrind: the kernels
+    compiled natively first, for valgrind's CPU; then the idle and the busy process counted, with
+    that CPU and one thread in every pool."""
+    ran = []
+
+    def run(command, env):
+        ran.append((command, env))
+        deals = int(command[-1])
+        refs = 2_089_438_678 + 16_321 * deals if command[0] == "valgrind" else 0
+        err = f"==1== Collected : {refs}\n==1==\n==1== I   refs:      {refs:,}\n"
+        return subprocess.CompletedProcess(command, 0, "", err)
+
+    monkeypatch.setattr(bench.instructions, "_run", run)
+    monkeypatch.setattr(bench.instructions, "valgrind_cpu", lambda: ("haswell", "+avx2,+popcnt"))
+    monkeypatch.setattr(bench.instructions.shutil, "which", lambda name: f"/usr/bin/{name}")
+    row = bench.instructions.instructions_row("classic", ("greedy", "greedy"), 1_000)
+    assert row["instructions_per_deal"] == 16_321 and row["cpu"] == "haswell"
+    assert row["name"] == "instructions greedy vs greedy" and row["deals"] == 1_000
+    (warm, _), (idle, _), (busy, env) = ran
+    assert warm[0] == sys.executable and warm[-1] == "0"  # natively, nothing counted
+    assert idle[: len(bench.instructions.COUNT)] == list(bench.instructions.COUNT)
+    assert idle[-1] == "0" and busy[-1] == "1000" and busy[-2] == "greedy,greedy"
+    assert env["NUMBA_CPU_NAME"] == "haswell" and env["NUMBA_CPU_FEATURES"] == "+avx2,+popcnt"
+    assert all(env[name] == value for name, value in bench.instructions.SINGLE_THREADED.items())
+
+
+def test_instructions_without_valgrind_give_a_skipped_row_and_a_bad_count_an_error(monkeypatch):
+    monkeypatch.setattr(bench.instructions.shutil, "which", lambda name: None)
+    row = bench.instructions.instructions_row("classic", ("random", "random"), 10)
+    assert row["group"] == "instructions" and "valgrind is not installed" in row["skipped"]
+    with pytest.raises(RuntimeError, match="no instruction count"):
+        bench.instructions.count_instructions(subprocess.CompletedProcess([], 0, "", "==1== oops"))
+
+
+def test_the_counted_process_plays_its_deals(monkeypatch):
+    played = []
+    monkeypatch.setattr(api, "play_deals", lambda *a, **k: played.append(k["deals"]))
+    bench.instructions.play("classic", ["greedy", "greedy"], 0)
+    bench.instructions.play("classic", ["greedy", "greedy"], 500)
+    warm = bench.instructions.WARM_UP
+    assert played == [warm, warm, 500]  # the idle process is the busy one without its deals
 
 
 @pytest.mark.xdist_group("bench")
