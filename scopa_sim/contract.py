@@ -254,7 +254,11 @@ class FusedPolicy:
     process; ``tracks_table_total`` asks the kernel to keep the table's rank sum
     (``Seen.table_total``) up to date for it; ``draws`` says that it reads the decision's random
     numbers (``engine.decisions.draw``), whose keys the kernel then hashes for a row's plays at
-    once, off the chain of dependent work of each play. The engine never checks ``act`` and
+    once, off the chain of dependent work of each play; ``small`` says that it is little code,
+    which each kernel that seats it may type again: such a policy is inlined by numba, any other
+    compiled once apart and inlined by LLVM, which spares every further kernel its typing (most
+    of a cold compile) but costs a few instructions a decision (random's: 3.6 % of a classic
+    deal, ``make bench BENCH_ARGS="--only instructions"``). The engine never checks ``act`` and
     the policy against each other: ``testing.check_player`` does (the fused path must choose
     what ``act`` chooses)."""
 
@@ -262,6 +266,7 @@ class FusedPolicy:
     decide: Callable
     tracks_table_total: bool = False
     draws: bool = False
+    small: bool = False
 
     def __post_init__(self):
         problem = signature_problem(self.decide, len(FUSED_POLICY_SIGNATURE))

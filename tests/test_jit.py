@@ -300,6 +300,19 @@ def test_fused_kernels_compile_each_policy_apart_and_the_checked_kernel_inlines_
     ]
 
 
+def test_a_small_policy_is_inlined_by_numba_and_the_others_beside_it_are_compiled_apart():
+    """random's policy is little code (``FusedPolicy.small``): numba inlines it, typed again in
+    each kernel, where a policy compiled apart costs a few instructions a decision; greedy's,
+    in the same kernel, is still compiled apart."""
+    random, greedy = player("random").fused_policy, player("greedy").fused_policy
+    assert random.small and not greedy.small
+    called = _policies_called(fused.kernel_for((greedy, random)))
+    assert called == [
+        fused._compiled_apart(greedy.decide).py_func.__qualname__,
+        random.decide.py_func.__qualname__,
+    ]
+
+
 def _policies_called(kernel) -> list[str]:
     """The qualified names of the functions a (not yet compiled) kernel's dispatch chain calls:
     the jitted functions in the closures of the chain's links (functions of ``engine.fused``)."""

@@ -14,8 +14,8 @@ copy of the rules. Scoring stays ``scoring.score``, vectorised over the batch af
 The engine knows no player: :func:`kernel_for` compiles one kernel per lineup of distinct
 policies (a factory over them, cached in memory and, by numba, on disk). Each policy's
 ``decide`` is compiled once, apart, and inlined by LLVM into each kernel that seats it
-(:func:`_compiled_apart`); the kernel dispatches on the side's slot among them, so a kernel
-carries only the code of the policies its lineup plays.
+(:func:`_compiled_apart`), save a ``small`` one, which numba inlines; the kernel dispatches on
+the side's slot among them, so a kernel carries only the code of the policies its lineup plays.
 
 Two entry points: :func:`play_batch` plays packs (what ``batch.play_deals`` and
 ``batch.play_games`` use), :func:`play_from_states` continues given mid-deal states
@@ -131,7 +131,9 @@ def kernel_for(policies: tuple[FusedPolicy, ...], checked: bool = False):
     compiles it with bounds checking instead, under a name of its own, for the test that every
     index stays in bounds, with the policies inlined by numba, so that their indices are
     checked too."""
-    decide = _dispatch(tuple(p.decide if checked else _compiled_apart(p.decide) for p in policies))
+    decide = _dispatch(
+        tuple(p.decide if checked or p.small else _compiled_apart(p.decide) for p in policies)
+    )
     track_total = any(p.tracks_table_total for p in policies)
     draws = any(p.draws for p in policies)
 

@@ -82,7 +82,7 @@ def random_decide(params, seen, rules, scratch):
 class RandomPlayer(Player):
     name = "random"
     summary = "a hand card uniformly at random, then one of its captures uniformly at random"
-    fused_policy = FusedPolicy("random", random_decide, draws=True)
+    fused_policy = FusedPolicy("random", random_decide, draws=True, small=True)
 
     def act(self, obs: Observation, legal: LegalActions, rng: DecisionRandom) -> np.ndarray:
         u_card = rng.random()
