@@ -51,7 +51,7 @@ _REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
 
 
 def instruction_jobs(quick: bool) -> Iterator[tuple]:
-    """(what, row maker) for each lineup counted (``quick``: a tenth of the deals)."""
+    """(what, row maker) for each lineup counted (``quick``: a hundredth of the deals)."""
     deals = DEALS // QUICK if quick else DEALS
     for players in LINEUPS:
         yield (
