@@ -198,3 +198,35 @@ def test_pimc_evaluates_a_one_row_decision_once_for_act_then_explain(monkeypatch
     for _ in range(2):
         pimc.act(obs.take(both), legal.take(both), rng.subset(both))
     assert len(evaluated) == 3
+
+
+def test_pimc_values_do_not_depend_on_how_the_rollouts_are_cut_into_engine_calls(monkeypatch):
+    """pimc hands the rollouts of whole rows to the engine in calls of at most
+    ``_ROLLOUTS_PER_CALL``: a cap of one row per call (and one that cuts between rows of unlike
+    sizes) gives the values of one call for the batch, each in its row and slot."""
+    from scopa_sim.players import pimc as pimc_module
+    from scopa_sim.players.pimc import PimcPlayer
+
+    obs, legal, rng = decision_points("classic", 12, 8)[0]
+    rows = np.arange(len(legal.count))
+    assert len(set(legal.count.tolist())) > 1  # rows of unlike sizes
+    pimc = PimcPlayer(samples=3)
+    whole = pimc.explain(obs, legal, rng.subset(rows))
+    for cap in (1, 7):
+        monkeypatch.setattr(pimc_module, "_ROLLOUTS_PER_CALL", cap)
+        np.testing.assert_array_equal(pimc.explain(obs, legal, rng.subset(rows)), whole)
+    assert np.isfinite(whole[legal.valid]).all() and np.isneginf(whole[~legal.valid]).all()
+
+
+def test_pimc_slices_cover_the_rows_in_order_within_the_cap():
+    from scopa_sim.players.pimc import _ranks_within, _slices
+
+    sizes = np.array([3, 1, 4, 1, 5, 9, 2, 6])
+    for cap in (1, 4, 5, 9, 10, 100):
+        parts = list(_slices(sizes, cap))
+        np.testing.assert_array_equal(np.concatenate(parts), np.arange(len(sizes)))
+        for part in parts:  # as many whole rows as fit, at least one
+            assert len(part) == 1 or sizes[part].sum() <= cap
+            nxt = part[-1] + 1
+            assert nxt == len(sizes) or sizes[part].sum() + sizes[nxt] > cap
+    np.testing.assert_array_equal(_ranks_within(np.array([2, 0, 3])), [0, 1, 0, 1, 2])

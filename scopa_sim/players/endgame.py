@@ -164,6 +164,17 @@ def point_difference(variant, captured, scope, stopped, side) -> np.ndarray:
     return mine - (totals.sum(axis=1) - mine) / max(variant.n_sides - 1, 1)
 
 
+def _tree_arrays(room: int, sides: int) -> tuple[np.ndarray, ...]:
+    """The arrays ``_endgame_tree`` fills, room for ``room`` nodes and leaves: left
+    uninitialised (it writes every entry it reports), so that only the pages a tree uses are
+    touched, not the whole room at each call."""
+    return (
+        np.empty(room, np.int64), np.empty(room, np.int8), np.empty(room, np.int64),
+        np.empty(room, np.int64), np.empty((room, sides), np.uint64),
+        np.empty((room, sides), np.int16), np.empty(room, np.int8),
+    )  # fmt: skip
+
+
 def solve_endgame(variant: Variant, state: fused.DealState, side: np.ndarray) -> np.ndarray:
     """The exact value of each state (a deal in its last dealt hand) for ``side``: minimax over
     every way the deal can end, ``side`` maximising its point difference, the others minimising
@@ -176,16 +187,13 @@ def solve_endgame(variant: Variant, state: fused.DealState, side: np.ndarray) ->
     if (state.play != p0).any():
         raise ValueError("solve_endgame takes states at one play index")
     start, step, room, cap = 0, 1024, 1 << 20, 64
+    tree = _tree_arrays(room, variant.n_sides)
     while start < len(side):
         stop = min(start + step, len(side))
         part = state.take(np.arange(start, stop))
-        node_parent = np.empty(room, np.int64)
-        node_side = np.empty(room, np.int8)
-        node_root = np.empty(room, np.int64)
-        leaf_node = np.empty(room, np.int64)
-        leaf_captured = np.zeros((room, variant.n_sides), np.uint64)
-        leaf_scope = np.zeros((room, variant.n_sides), np.int16)
-        leaf_stopped = np.empty(room, np.int8)
+        if len(tree[0]) < room:
+            tree = _tree_arrays(room, variant.n_sides)
+        node_parent, node_side, node_root, leaf_node, leaf_captured, leaf_scope, leaf_stopped = tree
         n_nodes, n_leaves = _endgame_tree(
             np.ascontiguousarray(part.hands.T), part.table.copy(),
             np.ascontiguousarray(part.captured.T), np.ascontiguousarray(part.scope.T),

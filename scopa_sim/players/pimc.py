@@ -92,17 +92,8 @@ class PimcPlayer(Player):
         values = np.zeros((rows, width))
         hidden = self._deals(obs, rng)
         samples = hidden.hands.shape[0] // max(rows, 1)
-        per_row = legal.count * samples
-        # Rollouts in slices of whole rows, so memory stays bounded whatever the batch size.
-        start = 0
-        while start < rows:
-            stop, total = start, 0
-            while stop < rows and (total == 0 or total + per_row[stop] <= _ROLLOUTS_PER_CALL):
-                total += per_row[stop]
-                stop += 1
-            part = np.arange(start, stop)
+        for part in _slices(legal.count * samples, _ROLLOUTS_PER_CALL):
             values[part] = self._rollout_values(variant, obs, legal, hidden, part, samples)
-            start = stop
         return (values,)
 
     # The search ---------------------------------------------------------------------------
@@ -115,8 +106,7 @@ class PimcPlayer(Player):
         n_actions = legal.count[part]
         # One rollout per (row, action, sample), rows' rollouts contiguous.
         row = np.repeat(part, n_actions * samples)
-        action = np.concatenate([np.repeat(np.arange(c), samples) for c in n_actions])
-        sample = np.concatenate([np.tile(np.arange(samples), c) for c in n_actions])
+        action, sample = np.divmod(_ranks_within(n_actions * samples), samples)
         src = row * samples + sample
         count = len(row)
         hands = hidden.hands[src].T.copy()
@@ -158,9 +148,7 @@ class PimcPlayer(Player):
         # Mean over samples per (row, action).
         means = diff.reshape(-1, samples).mean(axis=1)
         out = np.full((len(part), legal.card.shape[1]), -np.inf)
-        first = np.concatenate([[0], np.cumsum(n_actions)[:-1]])
-        for i, c in enumerate(n_actions):
-            out[i, :c] = means[first[i] : first[i] + c]
+        out[np.repeat(np.arange(len(part)), n_actions), _ranks_within(n_actions)] = means
         return out
 
     def _solvable(self, variant: Variant, play: int) -> bool:
@@ -171,6 +159,26 @@ class PimcPlayer(Player):
             return False
         round_of = schedule(variant).round_of
         return left == 0 or round_of[play] == round_of[variant.plays - 1]
+
+
+def _ranks_within(sizes: np.ndarray) -> np.ndarray:
+    """``0 .. size - 1`` for each of ``sizes`` in turn, concatenated (without a loop over
+    them: a batch has thousands of rows)."""
+    total = int(sizes.sum())
+    starts = np.cumsum(sizes) - sizes
+    return np.arange(total) - np.repeat(starts, sizes)
+
+
+def _slices(sizes: np.ndarray, limit: int):
+    """Consecutive runs of rows, each as ``arange(start, stop)``, whose ``sizes`` sum to at most
+    ``limit`` (a row larger than ``limit`` alone): the rollouts of a run are one engine call."""
+    ends = np.cumsum(sizes)
+    start = 0
+    while start < len(sizes):
+        before = ends[start - 1] if start else 0
+        stop = max(int(np.searchsorted(ends, before + limit, side="right")), start + 1)
+        yield np.arange(start, stop)
+        start = stop
 
 
 @dataclass(frozen=True)
