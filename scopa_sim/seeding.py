@@ -235,6 +235,17 @@ def _hash_pairs(key, first, second, out):
         out[r] = _mix_in(_mix_in(key, first[r]), second[r])
 
 
+@njit(cache=True, nogil=True, _nrt=False)
+def _uniform_grid(rows, first, out):
+    """``out[r, j] = to_uniform(hash_counters(rows[r], first + j))``, compiled: a search draws
+    thousands of numbers a row at each call, and the numpy form made a temporary array of them
+    at each of its dozen steps."""
+    scale = 1.0 / 9007199254740992.0
+    for r in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            out[r, j] = (_mix_in(rows[r], first + np.uint64(j)) >> _S11) * scale
+
+
 class DecisionRandom:
     """The random generator a player receives: independent uniforms per decision point.
 
@@ -254,8 +265,8 @@ class DecisionRandom:
         """Uniform [0, 1) floats: shape ``(rows,)``, or ``(rows, size)`` when ``size`` is given."""
         self._calls += 1
         width = 1 if size is None else size
-        counters = np.arange(width, dtype=np.uint64)[None, :] + np.uint64(self._calls << 16)
-        out = to_uniform(hash_counters(self._rows[:, None], counters))
+        out = np.empty((len(self._rows), width))
+        _uniform_grid(self._rows, np.uint64(self._calls << 16), out)
         return out[:, 0] if size is None else out
 
     def integers(self, high: np.ndarray) -> np.ndarray:

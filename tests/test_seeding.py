@@ -379,6 +379,24 @@ def test_decision_random_is_uniform():
     assert (rng.integers(highs) < highs).all()
 
 
+def test_decision_random_draws_the_documented_hashes_bit_for_bit():
+    """Call ``k`` of ``random(size=w)`` gives row ``r``, column ``j`` the uniform of
+    ``hash_counters(row key, (k << 16) + j)`` (the compiled loop is that numpy form, bit for
+    bit), with one column for ``random()``, and no rows for an empty batch."""
+    game = np.array([4, 10, 99, 1234, 7, 2**40])
+    rng = decision_random(9, game, np.arange(6), play=17)
+    rows = seeding.hash_counters(
+        seeding.deal_keys(seeding.stream_key(9, seeding.PLAYERS), game, np.arange(6)), 17
+    )
+    for call, size in enumerate((None, 1, 42, None, 3), start=1):
+        counters = np.arange(size or 1, dtype=np.uint64) + np.uint64(call << 16)
+        want = seeding.to_uniform(seeding.hash_counters(rows[:, None], counters[None, :]))
+        got = rng.random(size=size)
+        np.testing.assert_array_equal(got, want[:, 0] if size is None else want)
+    np.testing.assert_array_equal(rng.subset(np.array([4, 1])).random(4), rng.random(4)[[4, 1]])
+    assert rng.subset(np.array([], np.int64)).random(size=5).shape == (0, 5)
+
+
 def test_decision_random_rows_do_not_depend_on_the_batch():
     game = np.array([4, 10, 99, 1234, 7])
     deal = np.array([0, 3, 1, 0, 2])
