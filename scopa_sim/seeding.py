@@ -68,9 +68,13 @@ def hash_counters(key: np.uint64, *counters) -> np.ndarray:
     return h
 
 
+#: 2**-53: the top 53 bits of a draw, as an integer, times this are a float uniform on [0, 1).
+UNIT = 1.0 / 9007199254740992.0
+
+
 def to_uniform(bits: np.ndarray) -> np.ndarray:
     """``uint64`` bits to floats uniform on [0, 1), using the top 53 bits."""
-    return (bits >> _S11).astype(np.float64) * (1.0 / 9007199254740992.0)
+    return (bits >> _S11).astype(np.float64) * UNIT
 
 
 _S53 = np.uint64(53)
@@ -240,10 +244,9 @@ def _uniform_grid(rows, first, out):
     """``out[r, j] = to_uniform(hash_counters(rows[r], first + j))``, compiled: a search draws
     thousands of numbers a row at each call, and the numpy form made a temporary array of them
     at each of its dozen steps."""
-    scale = 1.0 / 9007199254740992.0
     for r in range(out.shape[0]):
         for j in range(out.shape[1]):
-            out[r, j] = (_mix_in(rows[r], first + np.uint64(j)) >> _S11) * scale
+            out[r, j] = (_mix_in(rows[r], first + np.uint64(j)) >> _S11) * UNIT
 
 
 class DecisionRandom:

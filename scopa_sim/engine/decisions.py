@@ -17,7 +17,7 @@ from scopa_sim import seeding
 from scopa_sim.contract import PlayerError, signature_problem
 from scopa_sim.engine.kernels import card_captures, row_actions_rm
 from scopa_sim.jit import njit
-from scopa_sim.seeding import mix64_scalar
+from scopa_sim.seeding import UNIT, mix64_scalar
 
 _S11 = np.uint64(11)
 
@@ -25,7 +25,7 @@ _S11 = np.uint64(11)
 @njit(cache=True, nogil=True, inline="always")
 def uniform(bits):
     """``seeding.to_uniform`` of one 64-bit draw."""
-    return np.float64(bits >> _S11) * (1.0 / 9007199254740992.0)
+    return np.float64(bits >> _S11) * UNIT
 
 
 #: Calls to ``DecisionRandom.random()`` a fused policy may make per decision (column 0 each).
